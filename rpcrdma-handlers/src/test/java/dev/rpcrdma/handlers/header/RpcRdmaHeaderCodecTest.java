@@ -1,0 +1,293 @@
+package dev.rpcrdma.handlers.header;
+
+import dev.rpcrdma.handlers.header.RpcRdmaHeaderException.Action;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.function.Consumer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class RpcRdmaHeaderCodecTest {
+
+    private static final int XID = 0x12345678;
+    private final RpcRdmaHeaderDecoder decoder = new RpcRdmaHeaderDecoder();
+
+    private static RdmaSegment seg(int handle, int length, long offset) {
+        return new RdmaSegment(handle, length, offset);
+    }
+
+    private RpcRdmaHeader roundTrip(RpcRdmaHeader header, byte[] trailer) throws Exception {
+        ByteBuf buf = Unpooled.buffer();
+        try {
+            RpcRdmaHeaderEncoder.encode(header, buf);
+            assertEquals(header.encodedLength(), buf.readableBytes(), "encodedLength() matches the bytes written");
+            buf.writeBytes(trailer);
+            RpcRdmaHeader decoded = decoder.decode(buf);
+            assertEquals(trailer.length, buf.readableBytes(), "reader index left at the RPC message");
+            return decoded;
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Test
+    void inlineMessageIs28BytesAndRoundTrips() throws Exception {
+        RpcRdmaHeader h = RpcRdmaHeader.msg(XID, 32);
+        assertEquals(28, h.encodedLength());
+        RpcRdmaHeader d = roundTrip(h, new byte[] {1, 2, 3, 4});
+        assertEquals(XID, d.xid());
+        assertEquals(1, d.version());
+        assertEquals(32, d.credits());
+        assertEquals(RdmaProcedure.RDMA_MSG, d.procedure());
+        assertTrue(d.readList().isEmpty());
+        assertTrue(d.writeList().isEmpty());
+        assertNull(d.replyChunk());
+    }
+
+    @Test
+    void allListsRoundTripTogether() throws Exception {
+        List<ReadSegment> reads = List.of(
+                new ReadSegment(8, seg(0x11, 4096, 0x1000)),
+                new ReadSegment(8, seg(0x12, 100, 0x9000)),
+                new ReadSegment(200, seg(0x13, 16, 0xffff_0000_0000L)));
+        List<WriteChunk> writes = List.of(WriteChunk.of(seg(0x21, 65536, 0x2000)),
+                WriteChunk.of(seg(0x22, 10, 0), seg(0x23, 20, 8)));
+        WriteChunk reply = WriteChunk.of(seg(0x31, 8192, 0x3000));
+        RpcRdmaHeader d = roundTrip(RpcRdmaHeader.msg(XID, 1, reads, writes, reply), new byte[0]);
+        assertEquals(reads, d.readList());
+        assertEquals(writes, d.writeList());
+        assertEquals(reply, d.replyChunk());
+        assertEquals(4096 + 100 + 16, d.readListLength());
+    }
+
+    @Test
+    void longCallNomsgRoundTrips() throws Exception {
+        RpcRdmaHeader d = roundTrip(RpcRdmaHeader.nomsg(XID, 8,
+                List.of(new ReadSegment(0, seg(7, 300_000, 0))), List.of(), null), new byte[0]);
+        assertEquals(RdmaProcedure.RDMA_NOMSG, d.procedure());
+        assertEquals(0, d.readList().get(0).position());
+    }
+
+    @Test
+    void errorsRoundTrip() throws Exception {
+        RpcRdmaHeader vers = roundTrip(RpcRdmaHeader.errVers(XID, 1, 5, 1, 1), new byte[0]);
+        assertEquals(RdmaErrorCode.ERR_VERS, vers.errorCode());
+        assertEquals(1, vers.lowVersion());
+        assertEquals(1, vers.highVersion());
+        RpcRdmaHeader chunk = roundTrip(RpcRdmaHeader.errChunk(XID, 5), new byte[0]);
+        assertEquals(20, RpcRdmaHeader.errChunk(XID, 5).encodedLength());
+        assertEquals(RdmaErrorCode.ERR_CHUNK, chunk.errorCode());
+        assertEquals(XID, chunk.xid());
+    }
+
+    // ---- bad input: every case must name the RFC's answer -------------------------------------------------
+
+    private RpcRdmaHeaderException reject(Consumer<ByteBuf> writer) {
+        ByteBuf buf = Unpooled.buffer();
+        try {
+            writer.accept(buf);
+            return assertThrows(RpcRdmaHeaderException.class, () -> decoder.decode(buf));
+        } finally {
+            buf.release();
+        }
+    }
+
+    private static void fixed(ByteBuf b, int vers, int proc) {
+        b.writeInt(XID).writeInt(vers).writeInt(16).writeInt(proc);
+    }
+
+    @Test
+    void truncatedHeaderIsDiscarded() {
+        RpcRdmaHeaderException e = reject(b -> b.writeInt(XID).writeInt(1).writeInt(1));
+        assertEquals(Action.DISCARD, e.action());
+        e = reject(b -> {
+            fixed(b, 1, 0);
+            b.writeInt(0).writeInt(0); // 24 bytes: no reply-chunk discriminant
+        });
+        assertEquals(Action.DISCARD, e.action());
+    }
+
+    @Test
+    void badVersionGetsErrVersEchoingTheVersion() {
+        RpcRdmaHeaderException e = reject(b -> {
+            fixed(b, 2, 0);
+            b.writeInt(0).writeInt(0).writeInt(0);
+        });
+        assertEquals(Action.ERR_VERS, e.action());
+        assertEquals(XID, e.xid());
+        RpcRdmaHeader reply = e.errorReply(4);
+        assertEquals(2, reply.version());
+        assertEquals(1, reply.lowVersion());
+        assertEquals(1, reply.highVersion());
+    }
+
+    @Test
+    void unknownAndRetiredProceduresGetErrChunk() {
+        for (int proc : new int[] {2, 3, 5, -1}) {
+            RpcRdmaHeaderException e = reject(b -> {
+                fixed(b, 1, proc);
+                b.writeInt(0).writeInt(0).writeInt(0);
+            });
+            assertEquals(Action.ERR_CHUNK, e.action(), "proc " + proc);
+            assertEquals(RdmaErrorCode.ERR_CHUNK, e.errorReply(1).errorCode());
+        }
+    }
+
+    @Test
+    void readListPastTheBufferGetsErrChunk() {
+        RpcRdmaHeaderException e = reject(b -> {
+            fixed(b, 1, 0);
+            b.writeInt(1).writeInt(0).writeInt(7).writeInt(100); // segment cut short
+            b.writeInt(0);
+        });
+        assertEquals(Action.ERR_CHUNK, e.action());
+    }
+
+    @Test
+    void misalignedReadPositionGetsErrChunk() {
+        RpcRdmaHeaderException e = reject(b -> {
+            fixed(b, 1, 0);
+            b.writeInt(1).writeInt(6).writeInt(7).writeInt(100).writeLong(0);
+            b.writeInt(0).writeInt(0).writeInt(0);
+        });
+        assertEquals(Action.ERR_CHUNK, e.action());
+    }
+
+    @Test
+    void overlappingReadChunksGetErrChunk() {
+        RpcRdmaHeaderException e = reject(b -> {
+            fixed(b, 1, 0);
+            b.writeInt(1).writeInt(64).writeInt(7).writeInt(100).writeLong(0);
+            b.writeInt(1).writeInt(32).writeInt(8).writeInt(100).writeLong(0);
+            b.writeInt(0).writeInt(0).writeInt(0);
+        });
+        assertEquals(Action.ERR_CHUNK, e.action());
+    }
+
+    @Test
+    void zeroSegmentWriteChunkGetsErrChunk() {
+        RpcRdmaHeaderException e = reject(b -> {
+            fixed(b, 1, 0);
+            b.writeInt(0);
+            b.writeInt(1).writeInt(0); // write chunk with segcount 0
+            b.writeInt(0).writeInt(0);
+        });
+        assertEquals(Action.ERR_CHUNK, e.action());
+    }
+
+    @Test
+    void hugeSegmentCountIsRejectedBeforeAllocation() {
+        RpcRdmaHeaderException e = reject(b -> {
+            fixed(b, 1, 0);
+            b.writeInt(0);
+            b.writeInt(0);
+            b.writeInt(1).writeInt(0x7fff_ffff); // reply chunk claiming 2^31-1 segments
+        });
+        assertEquals(Action.ERR_CHUNK, e.action());
+        e = reject(b -> {
+            fixed(b, 1, 0);
+            b.writeInt(0);
+            b.writeInt(1).writeInt(40); // within the bound but not in the buffer
+            b.writeInt(0);
+        });
+        assertEquals(Action.ERR_CHUNK, e.action());
+    }
+
+    @Test
+    void oversizedSegmentsAndTotalLengthOverflowGetErrChunk() {
+        RpcRdmaHeaderException e = reject(b -> {
+            fixed(b, 1, 0);
+            b.writeInt(0);
+            b.writeInt(1).writeInt(1).writeInt(1).writeInt(0xffff_ffff).writeLong(0); // 4 GiB - 1 segment
+            b.writeInt(0).writeInt(0);
+        });
+        assertEquals(Action.ERR_CHUNK, e.action());
+        // Three segments of 0x8000_0000: wraps in 32 bits, not in 64.
+        RpcRdmaDecoderLimitsHolder.check(decoderWithHugeLimit(), b -> {
+            fixed(b, 1, 0);
+            b.writeInt(0).writeInt(0);
+            b.writeInt(1).writeInt(3);
+            for (int i = 0; i < 3; i++) {
+                b.writeInt(1).writeInt(0x8000_0000).writeLong(0);
+            }
+        });
+    }
+
+    private static RpcRdmaHeaderDecoder decoderWithHugeLimit() {
+        return new RpcRdmaHeaderDecoder(new RpcRdmaLimits(64, 8, 64, 0x1_0000_0000L));
+    }
+
+    /** Small helper so the overflow case runs against a decoder whose chunk limit is 4 GiB. */
+    private static final class RpcRdmaDecoderLimitsHolder {
+        static void check(RpcRdmaHeaderDecoder d, Consumer<ByteBuf> writer) {
+            ByteBuf buf = Unpooled.buffer();
+            try {
+                writer.accept(buf);
+                RpcRdmaHeaderException e = assertThrows(RpcRdmaHeaderException.class, () -> d.decode(buf));
+                assertEquals(Action.ERR_CHUNK, e.action());
+                assertTrue(e.getMessage().contains("6442450944"), e.getMessage());
+            } finally {
+                buf.release();
+            }
+        }
+    }
+
+    @Test
+    void tooManyWriteChunksAndReadSegmentsGetErrChunk() {
+        RpcRdmaHeaderDecoder strict = new RpcRdmaHeaderDecoder(new RpcRdmaLimits(2, 1, 4, 1 << 20));
+        ByteBuf buf = Unpooled.buffer();
+        try {
+            fixed(buf, 1, 0);
+            buf.writeInt(0);
+            for (int i = 0; i < 2; i++) {
+                buf.writeInt(1).writeInt(1).writeInt(1).writeInt(8).writeLong(0);
+            }
+            buf.writeInt(0).writeInt(0);
+            assertEquals(Action.ERR_CHUNK, assertThrows(RpcRdmaHeaderException.class,
+                    () -> strict.decode(buf)).action());
+            buf.clear();
+            fixed(buf, 1, 0);
+            for (int i = 0; i < 3; i++) {
+                buf.writeInt(1).writeInt(0).writeInt(1).writeInt(8).writeLong(0);
+            }
+            buf.writeInt(0).writeInt(0).writeInt(0);
+            assertEquals(Action.ERR_CHUNK, assertThrows(RpcRdmaHeaderException.class,
+                    () -> strict.decode(buf)).action());
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Test
+    void badDiscriminantGetsErrChunk() {
+        RpcRdmaHeaderException e = reject(b -> {
+            fixed(b, 1, 0);
+            b.writeInt(2).writeInt(0).writeInt(0);
+        });
+        assertEquals(Action.ERR_CHUNK, e.action());
+    }
+
+    @Test
+    void nomsgWithoutChunksGetsErrChunk() {
+        RpcRdmaHeaderException e = reject(b -> {
+            fixed(b, 1, 1);
+            b.writeInt(0).writeInt(0).writeInt(0);
+        });
+        assertEquals(Action.ERR_CHUNK, e.action());
+    }
+
+    @Test
+    void unknownErrorCodeIsRejected() {
+        RpcRdmaHeaderException e = reject(b -> {
+            fixed(b, 1, 4);
+            b.writeInt(9);
+        });
+        assertEquals(Action.ERR_CHUNK, e.action());
+    }
+}
