@@ -1,0 +1,101 @@
+package dev.rpcrdma.oncrpc.client;
+
+import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.RpcCall;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.util.internal.ObjectUtil;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * An ONC RPC client on one connection, whatever transport carries it: the channel's pipeline ends with an
+ * {@link RpcClientHandler} (installed by {@code TcpRpcClientInitializer} or an RDMA initializer). Thread-safe.
+ *
+ * <p>Futures complete on the channel's event loop: do not block in their callbacks.
+ */
+public final class RpcClient {
+
+    private final Channel channel;
+    private final RpcClientHandler handler;
+
+    private RpcClient(Channel channel, RpcClientHandler handler) {
+        this.channel = channel;
+        this.handler = handler;
+    }
+
+    /** The client of a channel whose pipeline holds an {@link RpcClientHandler}. */
+    public static RpcClient of(Channel channel) {
+        ObjectUtil.checkNotNull(channel, "channel");
+        RpcClientHandler handler = channel.pipeline().get(RpcClientHandler.class);
+        if (handler == null) {
+            throw new IllegalArgumentException("no RpcClientHandler in the pipeline of " + channel);
+        }
+        return new RpcClient(channel, handler);
+    }
+
+    /** The connection. */
+    public Channel channel() {
+        return channel;
+    }
+
+    /** The handler (pending table, counters). */
+    public RpcClientHandler handler() {
+        return handler;
+    }
+
+    /** Allocator for argument payloads. */
+    public ByteBufAllocator alloc() {
+        return channel.alloc();
+    }
+
+    /** A new empty payload for arguments. */
+    public XdrPayload newPayload() {
+        return XdrPayload.newPayload(channel.alloc());
+    }
+
+    /** Calls with AUTH_NONE and the default timeout. Takes ownership of {@code args}. */
+    public <T> CompletableFuture<T> call(int prog, int vers, int proc, XdrPayload args, RpcReplyDecoder<T> decoder) {
+        return call(prog, vers, proc, args, decoder, CallOptions.DEFAULT);
+    }
+
+    /** Calls procedure NULL (0) of {@code prog}/{@code vers}. */
+    public CompletableFuture<Void> callNull(int prog, int vers) {
+        return call(prog, vers, 0, newPayload(), RpcReplyDecoder.VOID);
+    }
+
+    /**
+     * Sends a call and returns the decoded results. Takes ownership of {@code args}. The future fails with
+     * {@link RpcReplyException} (non-SUCCESS reply), {@link RpcTimeoutException}, {@link
+     * RpcConnectionClosedException}, or the decoder's {@link dev.rpcrdma.oncrpc.xdr.XdrException}.
+     */
+    public <T> CompletableFuture<T> call(int prog, int vers, int proc, XdrPayload args, RpcReplyDecoder<T> decoder,
+                                         CallOptions options) {
+        ObjectUtil.checkNotNull(args, "args");
+        ObjectUtil.checkNotNull(decoder, "decoder");
+        ObjectUtil.checkNotNull(options, "options");
+        CompletableFuture<T> future = new CompletableFuture<>();
+        if (!channel.isActive() || handler.isClosed()) {
+            args.release();
+            future.completeExceptionally(new RpcConnectionClosedException("connection " + channel + " is closed"));
+            return future;
+        }
+        int xid = handler.allocateXid();
+        RpcCall call = new RpcCall(xid, prog, vers, proc, options.credential())
+                .withReplyHints(options.maxDdpReplyItem(), options.maxReplySize());
+        Duration timeout = options.timeout() != null ? options.timeout() : handler.defaultTimeout();
+        RpcClientHandler.PendingCall<T> pending = new RpcClientHandler.PendingCall<>(xid, decoder, future);
+        if (!handler.register(pending, channel::eventLoop, timeout)) {
+            args.release();
+            return future;
+        }
+        channel.writeAndFlush(new OutboundRpcMessage(call, args)).addListener(f -> {
+            if (!f.isSuccess()) {
+                handler.fail(xid, new RpcConnectionClosedException("could not send the call", f.cause()));
+            }
+        });
+        return future;
+    }
+}

@@ -1,0 +1,22 @@
+package dev.rpcrdma.oncrpc.client;
+
+import dev.rpcrdma.oncrpc.message.RpcReply;
+
+/** The server answered, but not with SUCCESS: MSG_ACCEPTED with an error status, or MSG_DENIED. */
+public final class RpcReplyException extends RpcException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final transient RpcReply reply;
+
+    /** For the given non-success reply. */
+    public RpcReplyException(RpcReply reply) {
+        super("RPC call failed: " + reply);
+        this.reply = reply;
+    }
+
+    /** The reply header (accept_stat, or reject_stat with mismatch range / auth_stat). */
+    public RpcReply reply() {
+        return reply;
+    }
+}

@@ -1,0 +1,182 @@
+package dev.rpcrdma.oncrpc.message;
+
+import dev.rpcrdma.oncrpc.xdr.XdrException;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import dev.rpcrdma.oncrpc.xdr.XdrReader;
+import dev.rpcrdma.oncrpc.xdr.XdrWriter;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+import java.util.ArrayDeque;
+import java.util.Collection;
+import java.util.Deque;
+
+/**
+ * RFC 5531 §9 {@code rpc_msg} encoding and decoding as plain functions, independent of any pipeline: the TCP
+ * handlers call them on a reassembled record, the RPC-over-RDMA handlers on a reassembled inline stream plus
+ * the data placed by chunks.
+ */
+public final class RpcMessageCodec {
+
+    /** Bytes of the smallest valid message (a reply with MSG_DENIED AUTH_ERROR: 5 words). */
+    public static final int MIN_MESSAGE = 20;
+
+    private RpcMessageCodec() {
+    }
+
+    /**
+     * Decodes one RPC message. Takes ownership of {@code record} and of every buffer in {@code placed} (the data
+     * of DDP-eligible items already placed by an RDMA transport, in stream order; empty over TCP): they belong to
+     * the returned message, or are released here if decoding fails.
+     *
+     * @throws XdrException the header cannot be decoded (truncated, unknown msg_type / reply_stat /
+     *                      accept_stat / reject_stat). The caller logs, counts and drops the message.
+     */
+    public static InboundRpcMessage decode(ByteBuf record, Collection<ByteBuf> placed) throws XdrException {
+        Deque<ByteBuf> deque = new ArrayDeque<>(placed);
+        try {
+            RpcMessage header = decodeHeader(new XdrReader(record));
+            return new InboundRpcMessage(header, record, deque);
+        } catch (XdrException | RuntimeException e) {
+            record.release();
+            for (ByteBuf b : deque) {
+                b.release();
+            }
+            throw e;
+        }
+    }
+
+    /** {@link #decode(ByteBuf, Collection)} without placed data (TCP). */
+    public static InboundRpcMessage decode(ByteBuf record) throws XdrException {
+        return decode(record, new ArrayDeque<>(0));
+    }
+
+    /**
+     * Decodes an rpc_msg header, leaving {@code in} at the first byte of the arguments or results. A call with
+     * rpcvers != 2 is returned with only xid and rpcvers set (RFC 5531 §9: the rest may differ). A call whose
+     * credential or verifier body exceeds 400 bytes is returned with {@link RpcCall#authError()} set to
+     * AUTH_BADCRED / AUTH_BADVERF, the body not read.
+     */
+    public static RpcMessage decodeHeader(XdrReader in) throws XdrException {
+        int xid = in.readInt();
+        MsgType type = MsgType.valueOf(in.readEnum());
+        if (MsgType.CALL.equals(type)) {
+            return decodeCall(xid, in);
+        }
+        if (MsgType.REPLY.equals(type)) {
+            return decodeReply(xid, in);
+        }
+        throw new XdrException("unknown msg_type " + type.intValue() + " (xid " + Integer.toUnsignedString(xid)
+                + ')');
+    }
+
+    private static RpcMessage decodeCall(int xid, XdrReader in) throws XdrException {
+        int rpcvers = in.readInt();
+        if (rpcvers != RpcCall.RPC_VERSION) {
+            return new RpcCall(xid, rpcvers, 0, 0, 0, OpaqueAuth.NONE, OpaqueAuth.NONE, null, 0, 0);
+        }
+        int prog = in.readInt();
+        int vers = in.readInt();
+        int proc = in.readInt();
+        OpaqueAuth cred = decodeAuth(in);
+        if (cred == null) {
+            return new RpcCall(xid, rpcvers, prog, vers, proc, OpaqueAuth.NONE, OpaqueAuth.NONE,
+                    AuthStat.AUTH_BADCRED, 0, 0);
+        }
+        OpaqueAuth verf = decodeAuth(in);
+        if (verf == null) {
+            return new RpcCall(xid, rpcvers, prog, vers, proc, cred, OpaqueAuth.NONE, AuthStat.AUTH_BADVERF, 0, 0);
+        }
+        return new RpcCall(xid, rpcvers, prog, vers, proc, cred, verf, null, 0, 0);
+    }
+
+    /** Returns null when the body length exceeds 400 (RFC 5531 §8.2), without reading the body. */
+    private static OpaqueAuth decodeAuth(XdrReader in) throws XdrException {
+        if (in.readableBytes() < 8) {
+            throw new XdrException("truncated opaque_auth");
+        }
+        ByteBuf buf = in.buffer();
+        long length = buf.getUnsignedInt(buf.readerIndex() + 4);
+        if (length > OpaqueAuth.MAX_BODY) {
+            return null;
+        }
+        return OpaqueAuth.decode(in);
+    }
+
+    private static RpcReply decodeReply(int xid, XdrReader in) throws XdrException {
+        ReplyStat stat = ReplyStat.valueOf(in.readEnum());
+        if (ReplyStat.MSG_ACCEPTED.equals(stat)) {
+            OpaqueAuth verf = OpaqueAuth.decode(in);
+            AcceptStat accept = AcceptStat.valueOf(in.readEnum());
+            if (!accept.isKnown()) {
+                throw new XdrException("unknown accept_stat " + accept.intValue());
+            }
+            if (AcceptStat.PROG_MISMATCH.equals(accept)) {
+                return RpcReply.progMismatch(xid, in.readInt(), in.readInt());
+            }
+            return RpcReply.accepted(xid, verf, accept);
+        }
+        if (ReplyStat.MSG_DENIED.equals(stat)) {
+            RejectStat reject = RejectStat.valueOf(in.readEnum());
+            if (RejectStat.RPC_MISMATCH.equals(reject)) {
+                return RpcReply.rpcMismatch(xid, in.readInt(), in.readInt());
+            }
+            if (RejectStat.AUTH_ERROR.equals(reject)) {
+                return RpcReply.authError(xid, AuthStat.valueOf(in.readEnum()));
+            }
+            throw new XdrException("unknown reject_stat " + reject.intValue());
+        }
+        throw new XdrException("unknown reply_stat " + stat.intValue());
+    }
+
+    /** Encodes an rpc_msg header (everything before the arguments / results). */
+    public static void encodeHeader(RpcMessage header, XdrWriter out) {
+        out.writeInt(header.xid());
+        out.writeEnum(header.msgType().intValue());
+        if (header instanceof RpcCall) {
+            RpcCall call = (RpcCall) header;
+            out.writeInt(call.rpcvers()).writeInt(call.program()).writeInt(call.version())
+                    .writeInt(call.procedure());
+            call.credential().encode(out);
+            call.verifier().encode(out);
+            return;
+        }
+        RpcReply reply = (RpcReply) header;
+        out.writeEnum(reply.replyStat().intValue());
+        if (ReplyStat.MSG_ACCEPTED.equals(reply.replyStat())) {
+            reply.verifier().encode(out);
+            out.writeEnum(reply.acceptStat().intValue());
+            if (AcceptStat.PROG_MISMATCH.equals(reply.acceptStat())) {
+                out.writeInt(reply.mismatchLow()).writeInt(reply.mismatchHigh());
+            }
+        } else {
+            out.writeEnum(reply.rejectStat().intValue());
+            if (RejectStat.RPC_MISMATCH.equals(reply.rejectStat())) {
+                out.writeInt(reply.mismatchLow()).writeInt(reply.mismatchHigh());
+            } else {
+                out.writeEnum(reply.authStat().intValue());
+            }
+        }
+    }
+
+    /**
+     * Encodes a whole message as a new {@link XdrPayload}: header then body, DDP item positions relative to
+     * the start of the message (the RFC 8166 §3.5.3 XDR position). Does not consume {@code message}; the result
+     * holds its own references and the caller releases it.
+     */
+    public static XdrPayload encode(ByteBufAllocator alloc, OutboundRpcMessage message) {
+        XdrPayload head = XdrPayload.newPayload(alloc);
+        encodeHeader(message.header(), head.writer());
+        return XdrPayload.concat(head, message.body().retain());
+    }
+
+    /** Encodes a whole message fully inline into a new buffer (TCP); does not consume {@code message}. */
+    public static ByteBuf encodeInline(ByteBufAllocator alloc, OutboundRpcMessage message) {
+        XdrPayload payload = encode(alloc, message);
+        try {
+            return payload.toInlineBuffer(alloc);
+        } finally {
+            payload.release();
+        }
+    }
+}

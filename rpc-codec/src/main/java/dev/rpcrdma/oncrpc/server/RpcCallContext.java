@@ -1,0 +1,106 @@
+package dev.rpcrdma.oncrpc.server;
+
+import dev.rpcrdma.oncrpc.message.AcceptStat;
+import dev.rpcrdma.oncrpc.message.AuthStat;
+import dev.rpcrdma.oncrpc.message.AuthSysCredential;
+import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.RpcCall;
+import dev.rpcrdma.oncrpc.message.RpcReply;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One received call and the way to answer it, exactly once, now or later, from any thread (a promise-like reply
+ * context). Later replies after the first are ignored and logged. The reply goes back on the connection (TCP or
+ * RDMA) the call arrived on; the procedure never sees the transport.
+ */
+public final class RpcCallContext {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcCallContext.class);
+
+    private final ChannelHandlerContext ctx;
+    private final RpcCall call;
+    private final AuthSysCredential authSys;
+    private final AtomicBoolean replied = new AtomicBoolean();
+
+    RpcCallContext(ChannelHandlerContext ctx, RpcCall call, AuthSysCredential authSys) {
+        this.ctx = ctx;
+        this.call = call;
+        this.authSys = authSys;
+    }
+
+    /** The call header (xid, program, version, procedure, credential, verifier). */
+    public RpcCall call() {
+        return call;
+    }
+
+    /** The decoded AUTH_SYS credential, or null if the call used another flavor. */
+    public AuthSysCredential authSys() {
+        return authSys;
+    }
+
+    /** The channel the call came in on (for its address or attributes; do not write to it directly). */
+    public Channel channel() {
+        return ctx.channel();
+    }
+
+    /** Allocator for result buffers. */
+    public ByteBufAllocator alloc() {
+        return ctx.alloc();
+    }
+
+    /** A new empty payload for the results. */
+    public XdrPayload newPayload() {
+        return XdrPayload.newPayload(ctx.alloc());
+    }
+
+    /** Whether a reply was already sent. */
+    public boolean isReplied() {
+        return replied.get();
+    }
+
+    /** Replies MSG_ACCEPTED SUCCESS with the given results; takes ownership of {@code results}. */
+    public ChannelFuture replySuccess(XdrPayload results) {
+        return send(RpcReply.success(call.xid()), results);
+    }
+
+    /** Replies MSG_ACCEPTED SUCCESS with no results (void). */
+    public ChannelFuture replySuccess() {
+        return replySuccess(newPayload());
+    }
+
+    /** Replies MSG_ACCEPTED with an error status (PROC_UNAVAIL, GARBAGE_ARGS, SYSTEM_ERR, PROG_UNAVAIL). */
+    public ChannelFuture replyError(AcceptStat stat) {
+        return send(RpcReply.accepted(call.xid(), dev.rpcrdma.oncrpc.message.OpaqueAuth.NONE, stat), newPayload());
+    }
+
+    /** Replies MSG_DENIED AUTH_ERROR with the given reason (e.g. AUTH_TOOWEAK for an unsupported flavor). */
+    public ChannelFuture replyAuthError(AuthStat why) {
+        return send(RpcReply.authError(call.xid(), why), newPayload());
+    }
+
+    /** Sends any reply header (with results only for SUCCESS); takes ownership of {@code body}. */
+    public ChannelFuture reply(RpcReply reply, XdrPayload body) {
+        return send(reply, body);
+    }
+
+    private ChannelFuture send(RpcReply reply, XdrPayload body) {
+        if (!replied.compareAndSet(false, true)) {
+            body.release();
+            logger.warn("{} second reply to {} ignored", ctx.channel(), call);
+            return ctx.newFailedFuture(new IllegalStateException("call already answered: " + call));
+        }
+        OutboundRpcMessage message = new OutboundRpcMessage(reply, body);
+        ChannelFuture f = ctx.writeAndFlush(message);
+        f.addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
+        return f;
+    }
+}

@@ -1,0 +1,136 @@
+package dev.rpcrdma.oncrpc.server;
+
+import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.message.AcceptStat;
+import dev.rpcrdma.oncrpc.message.AuthFlavor;
+import dev.rpcrdma.oncrpc.message.AuthStat;
+import dev.rpcrdma.oncrpc.message.AuthSysCredential;
+import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.RpcCall;
+import dev.rpcrdma.oncrpc.message.RpcReply;
+import dev.rpcrdma.oncrpc.xdr.XdrException;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.internal.ObjectUtil;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+/**
+ * Server side of RFC 5531: receives decoded {@link InboundRpcMessage}s (from the TCP codec or an RPC-over-RDMA
+ * handler), finds the procedure in the {@link RpcProgramRegistry} and runs it; writes
+ * {@link OutboundRpcMessage} replies. Answers on its own, per RFC 5531 §9:
+ * <ul>
+ *   <li>rpcvers != 2: MSG_DENIED RPC_MISMATCH(2, 2);</li>
+ *   <li>a credential/verifier the decoder flagged (body over 400 bytes) or an AUTH_SYS credential that does not
+ *       decode: MSG_DENIED AUTH_ERROR (AUTH_BADCRED / AUTH_BADVERF);</li>
+ *   <li>unknown program: PROG_UNAVAIL; known program, unknown version: PROG_MISMATCH(lowest, highest
+ *       registered); unknown procedure: PROC_UNAVAIL;</li>
+ *   <li>procedure threw {@link XdrException} (its arguments did not decode): GARBAGE_ARGS; threw anything else:
+ *       SYSTEM_ERR.</li>
+ * </ul>
+ * A REPLY arriving at a server is logged, counted ({@link RpcStats#unexpectedMessages()}) and dropped.
+ * Sharable: one instance serves every connection.
+ */
+@ChannelHandler.Sharable
+public final class RpcDispatcher extends ChannelInboundHandlerAdapter {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcDispatcher.class);
+
+    private final RpcProgramRegistry registry;
+    private final RpcStats stats;
+
+    /** A dispatcher serving the programs of {@code registry}. */
+    public RpcDispatcher(RpcProgramRegistry registry, RpcStats stats) {
+        this.registry = ObjectUtil.checkNotNull(registry, "registry");
+        this.stats = ObjectUtil.checkNotNull(stats, "stats");
+    }
+
+    /** The registry served. */
+    public RpcProgramRegistry registry() {
+        return registry;
+    }
+
+    /** The counters. */
+    public RpcStats stats() {
+        return stats;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof InboundRpcMessage)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        InboundRpcMessage message = (InboundRpcMessage) msg;
+        try {
+            if (message.header() instanceof RpcCall) {
+                dispatch(ctx, (RpcCall) message.header(), message);
+            } else {
+                stats.recordUnexpectedMessage();
+                logger.warn("{} dropped a REPLY received by a server: {}", ctx.channel(), message.header());
+            }
+        } finally {
+            ReferenceCountUtil.release(message);
+        }
+    }
+
+    private void dispatch(ChannelHandlerContext ctx, RpcCall call, InboundRpcMessage message) {
+        if (call.rpcvers() != RpcCall.RPC_VERSION) {
+            logger.debug("{} rpcvers {} refused: {}", ctx.channel(), call.rpcvers(), call);
+            answer(ctx, RpcReply.rpcMismatch(call.xid(), RpcCall.RPC_VERSION, RpcCall.RPC_VERSION));
+            return;
+        }
+        if (call.authError() != null) {
+            logger.warn("{} {} refused: {}", ctx.channel(), call, call.authError());
+            answer(ctx, RpcReply.authError(call.xid(), call.authError()));
+            return;
+        }
+        AuthSysCredential authSys = null;
+        if (AuthFlavor.AUTH_SYS.equals(call.credential().flavor())) {
+            try {
+                authSys = AuthSysCredential.decode(call.credential());
+            } catch (XdrException e) {
+                logger.warn("{} {} has a malformed AUTH_SYS credential: {}", ctx.channel(), call, e.getMessage());
+                answer(ctx, RpcReply.authError(call.xid(), AuthStat.AUTH_BADCRED));
+                return;
+            }
+        }
+        RpcProgramRegistry.Lookup found = registry.lookup(call.program(), call.version(), call.procedure());
+        RpcCallContext context = new RpcCallContext(ctx, call, authSys);
+        if (!found.programKnown) {
+            context.replyError(AcceptStat.PROG_UNAVAIL);
+            return;
+        }
+        if (!found.versionKnown) {
+            context.reply(RpcReply.progMismatch(call.xid(), found.low, found.high), context.newPayload());
+            return;
+        }
+        if (found.procedure == null) {
+            context.replyError(AcceptStat.PROC_UNAVAIL);
+            return;
+        }
+        try {
+            found.procedure.call(context, message.body());
+        } catch (XdrException e) {
+            logger.debug("{} garbage arguments for {}: {}", ctx.channel(), call, e.getMessage());
+            if (!context.isReplied()) {
+                context.replyError(AcceptStat.GARBAGE_ARGS);
+            }
+        } catch (RuntimeException t) {
+            logger.warn("{} procedure failed for {}", ctx.channel(), call, t);
+            if (!context.isReplied()) {
+                context.replyError(AcceptStat.SYSTEM_ERR);
+            }
+        }
+    }
+
+    private static void answer(ChannelHandlerContext ctx, RpcReply reply) {
+        ctx.writeAndFlush(new OutboundRpcMessage(reply, XdrPayload.newPayload(ctx.alloc())))
+                .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
+    }
+}

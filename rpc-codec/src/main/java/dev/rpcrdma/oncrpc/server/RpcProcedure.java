@@ -1,0 +1,23 @@
+package dev.rpcrdma.oncrpc.server;
+
+import dev.rpcrdma.oncrpc.xdr.XdrException;
+import dev.rpcrdma.oncrpc.xdr.XdrReader;
+
+/**
+ * A server procedure. Called on the channel's event loop with the call's context and its arguments; answers
+ * through {@link RpcCallContext} now or later (from any thread).
+ *
+ * <p>The {@code args} reader is valid only during this call: decode the arguments before returning, then
+ * compute and reply asynchronously if needed. If this method throws an {@link XdrException} (the arguments
+ * could not be decoded) and no reply was sent yet, the dispatcher answers GARBAGE_ARGS; if it throws anything
+ * else, SYSTEM_ERR (RFC 5531 §9).
+ */
+@FunctionalInterface
+public interface RpcProcedure {
+
+    /** Handles one call. */
+    void call(RpcCallContext call, XdrReader args) throws XdrException;
+
+    /** Procedure 0 (NULL, RFC 5531 §12 convention): no arguments, empty SUCCESS reply. */
+    RpcProcedure NULL = (call, args) -> call.replySuccess();
+}

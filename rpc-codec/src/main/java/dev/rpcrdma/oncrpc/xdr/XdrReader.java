@@ -1,0 +1,202 @@
+package dev.rpcrdma.oncrpc.xdr;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.internal.ObjectUtil;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/**
+ * Reads XDR (RFC 4506) items from a {@link ByteBuf}.
+ *
+ * <p>Every variable-length item takes a maximum from the caller. The declared length is checked against that
+ * maximum AND against the bytes that remain BEFORE anything is allocated or sliced (the CVE-2017-8779
+ * "rpcbomb" class: never size an allocation by an untrusted length). Every failure is an {@link XdrException}.
+ *
+ * <p>Besides the inline stream the reader may hold <em>placed data</em>: the data of DDP-eligible opaque items
+ * that an RDMA transport already received out of band (RFC 8166 §3.4: Write chunks in a reply, or Read chunks
+ * of a call that the responder pulled). Such an item's length word stays in the inline stream while its data
+ * bytes and pad do not; {@link #readDdpOpaque(int)} takes the next placed buffer instead of inline bytes. Over
+ * TCP no data is placed and every item is inline.
+ *
+ * <p>Ownership: the reader does not own the inline buffer nor the placed buffers; whoever created it (usually an
+ * {@code InboundRpcMessage}) releases them. Buffers the reader <em>returns</em> are the caller's to release.
+ * A reader is not thread-safe.
+ */
+public final class XdrReader {
+
+    private final ByteBuf in;
+    private final Deque<ByteBuf> placed;
+
+    /** A reader over inline XDR only (e.g. a TCP record). */
+    public XdrReader(ByteBuf in) {
+        this(in, new ArrayDeque<>(0));
+    }
+
+    /**
+     * A reader over inline XDR plus placed DDP data, in the order the items appear in the stream.
+     * The deque is consumed by {@link #readDdpOpaque(int)}.
+     */
+    public XdrReader(ByteBuf in, Deque<ByteBuf> placed) {
+        this.in = ObjectUtil.checkNotNull(in, "in");
+        this.placed = ObjectUtil.checkNotNull(placed, "placed");
+    }
+
+    /** The inline buffer (not a copy: reading it moves this reader). */
+    public ByteBuf buffer() {
+        return in;
+    }
+
+    /** Inline bytes not yet read. */
+    public int readableBytes() {
+        return in.readableBytes();
+    }
+
+    /** Placed DDP buffers not yet taken by {@link #readDdpOpaque(int)}. */
+    public int pendingPlacedItems() {
+        return placed.size();
+    }
+
+    private void need(long bytes, String what) throws XdrException {
+        if (bytes > in.readableBytes()) {
+            throw new XdrException("truncated XDR: " + what + " needs " + bytes + " bytes, " + in.readableBytes()
+                    + " remain");
+        }
+    }
+
+    /** RFC 4506 §4.1 int. */
+    public int readInt() throws XdrException {
+        need(4, "int");
+        return in.readInt();
+    }
+
+    /** RFC 4506 §4.2 unsigned int, as a non-negative long. */
+    public long readUnsignedInt() throws XdrException {
+        need(4, "unsigned int");
+        return in.readUnsignedInt();
+    }
+
+    /** RFC 4506 §4.5 hyper (also used for unsigned hyper: the caller interprets the 64 bits). */
+    public long readHyper() throws XdrException {
+        need(8, "hyper");
+        return in.readLong();
+    }
+
+    /** RFC 4506 §4.4 bool: only 0 and 1 are valid. */
+    public boolean readBool() throws XdrException {
+        int v = readInt();
+        if (v == 0) {
+            return false;
+        }
+        if (v == 1) {
+            return true;
+        }
+        throw new XdrException("invalid XDR bool " + v);
+    }
+
+    /** RFC 4506 §4.3 enum: a signed int; the caller maps it to its constants. */
+    public int readEnum() throws XdrException {
+        return readInt();
+    }
+
+    /**
+     * Reads a length word and checks it against {@code max} and against the remaining inline bytes (data plus pad).
+     * Used by every variable-length item.
+     */
+    private int readLength(int max, String what) throws XdrException {
+        long length = readUnsignedInt();
+        checkMax(length, max, what);
+        need(Xdr.padded(length), what + " of declared length " + length);
+        return (int) length;
+    }
+
+    private static void checkMax(long length, int max, String what) throws XdrException {
+        if (length > max) {
+            throw new XdrException(what + " declares length " + length + ", over its bound " + max);
+        }
+    }
+
+    private void skipPad(int length) {
+        in.skipBytes(Xdr.pad(length));
+    }
+
+    /** RFC 4506 §4.9 fixed-length opaque of a schema-given length, copied. */
+    public byte[] readFixedOpaque(int length) throws XdrException {
+        ObjectUtil.checkPositiveOrZero(length, "length");
+        need(Xdr.padded(length), "opaque[" + length + "]");
+        byte[] data = new byte[length];
+        in.readBytes(data);
+        skipPad(length);
+        return data;
+    }
+
+    /** RFC 4506 §4.10 variable-length opaque of at most {@code max} bytes, copied (use for small items). */
+    public byte[] readOpaque(int max) throws XdrException {
+        int length = readLength(max, "opaque<" + max + ">");
+        byte[] data = new byte[length];
+        in.readBytes(data);
+        skipPad(length);
+        return data;
+    }
+
+    /**
+     * RFC 4506 §4.10 variable-length opaque of at most {@code max} bytes, as a zero-copy retained slice of the
+     * inline buffer. The caller releases it.
+     */
+    public ByteBuf readOpaqueSlice(int max) throws XdrException {
+        int length = readLength(max, "opaque<" + max + ">");
+        ByteBuf data = in.readRetainedSlice(length);
+        skipPad(length);
+        return data;
+    }
+
+    /** Skips a variable-length opaque of at most {@code max} bytes. */
+    public void skipOpaque(int max) throws XdrException {
+        int length = readLength(max, "opaque<" + max + ">");
+        in.skipBytes(length);
+        skipPad(length);
+    }
+
+    /** RFC 4506 §4.11 string of at most {@code max} bytes, decoded as UTF-8 (ASCII is a subset). */
+    public String readString(int max) throws XdrException {
+        int length = readLength(max, "string<" + max + ">");
+        String s = in.toString(in.readerIndex(), length, StandardCharsets.UTF_8);
+        in.skipBytes(length);
+        skipPad(length);
+        return s;
+    }
+
+    /**
+     * RFC 4506 §4.13 variable-length array header: reads the element count and checks it against {@code max}
+     * and against the remaining bytes, given that each element occupies at least {@code minElementSize} bytes
+     * (4 for any XDR item). The caller then reads the elements.
+     */
+    public int readArrayLength(int max, int minElementSize) throws XdrException {
+        ObjectUtil.checkPositive(minElementSize, "minElementSize");
+        long count = readUnsignedInt();
+        checkMax(count, max, "array<" + max + ">");
+        need(count * minElementSize, "array of " + count + " elements");
+        return (int) count;
+    }
+
+    /**
+     * RFC 8166 §3.4: reads a DDP-eligible variable-length opaque of at most {@code max} bytes. The length word
+     * is always inline. If placed data is pending, the next placed buffer is the item's data (its length must
+     * match the length word; no pad follows inline, RFC 8166 §3.4.6); otherwise the data and pad are inline.
+     * Returns a buffer the caller releases (a placed buffer's ownership passes to the caller).
+     */
+    public ByteBuf readDdpOpaque(int max) throws XdrException {
+        ByteBuf data = placed.peekFirst();
+        if (data == null) {
+            return readOpaqueSlice(max);
+        }
+        long length = readUnsignedInt();
+        checkMax(length, max, "DDP opaque<" + max + ">");
+        if (length != data.readableBytes()) {
+            throw new XdrException("DDP opaque declares length " + length + " but " + data.readableBytes()
+                    + " bytes were placed");
+        }
+        return placed.pollFirst();
+    }
+}
