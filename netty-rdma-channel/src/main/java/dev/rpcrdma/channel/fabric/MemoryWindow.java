@@ -1,0 +1,26 @@
+package dev.rpcrdma.channel.fabric;
+
+import java.io.IOException;
+
+/**
+ * A type-2 memory window ({@code ibv_mw}). It is bound to a range of a {@link MemoryRegion} registered with
+ * {@link AccessFlags#MW_BIND} by a {@link WrOpcode#BIND_MW} work request on a queue pair; the binding is usable only
+ * through that queue pair and can be invalidated remotely by the peer's {@link WrOpcode#SEND_WITH_INV}.
+ * Local invalidation is done by closing (deallocating) the window: {@code IBV_WR_LOCAL_INV} on a bound type-2 window
+ * oopses the Soft-RoCE kernel (see {@code /work/shared/rxe-vm.md}), so the SPI does not offer it.
+ */
+public interface MemoryWindow extends AutoCloseable {
+
+    /** The rkey of the current (or last) binding; {@link #nextRkey()} is what the next bind should use. */
+    int rkey();
+
+    /** {@code ibv_inc_rkey(rkey())}: same index, next 8-bit key. */
+    default int nextRkey() {
+        int rkey = rkey();
+        return (rkey & 0xffffff00) | ((rkey + 1) & 0xff);
+    }
+
+    /** {@code ibv_dealloc_mw}: invalidates any binding. */
+    @Override
+    void close() throws IOException;
+}

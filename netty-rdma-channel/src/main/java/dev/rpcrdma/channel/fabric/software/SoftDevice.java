@@ -1,0 +1,61 @@
+package dev.rpcrdma.channel.fabric.software;
+
+import dev.rpcrdma.channel.fabric.CompletionChannel;
+import dev.rpcrdma.channel.fabric.CompletionQueue;
+import dev.rpcrdma.channel.fabric.FabricException;
+import dev.rpcrdma.channel.fabric.ProtectionDomain;
+import dev.rpcrdma.channel.fabric.VerbsDevice;
+
+import java.io.IOException;
+
+/** The one device of a software fabric ("soft0"); limits chosen like a small rxe. */
+final class SoftDevice implements VerbsDevice {
+    static final int MAX_INLINE_DATA = 256;
+    static final int MAX_SGE = 16;
+    static final int MAX_QP_WR = 16384;
+    static final int MAX_CQE = 65536;
+
+    private final SoftwareFabric fabric;
+
+    SoftDevice(SoftwareFabric fabric) {
+        this.fabric = fabric;
+    }
+
+    @Override
+    public String name() {
+        return "soft0";
+    }
+
+    @Override
+    public int maxInlineData() {
+        return MAX_INLINE_DATA;
+    }
+
+    @Override
+    public int maxSge() {
+        return MAX_SGE;
+    }
+
+    @Override
+    public int maxQpWr() {
+        return MAX_QP_WR;
+    }
+
+    @Override
+    public ProtectionDomain allocProtectionDomain() {
+        return new SoftProtectionDomain(fabric);
+    }
+
+    @Override
+    public CompletionChannel createCompletionChannel() {
+        return new SoftCompletionChannel(fabric);
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(int cqe, CompletionChannel channel) throws IOException {
+        if (cqe <= 0 || cqe > MAX_CQE) {
+            throw new FabricException("ibv_create_cq: cqe " + cqe, FabricException.EINVAL);
+        }
+        return new SoftCompletionQueue(fabric, cqe, (SoftCompletionChannel) channel);
+    }
+}

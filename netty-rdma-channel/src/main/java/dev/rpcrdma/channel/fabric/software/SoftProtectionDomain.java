@@ -1,0 +1,69 @@
+package dev.rpcrdma.channel.fabric.software;
+
+import dev.rpcrdma.channel.fabric.AccessFlags;
+import dev.rpcrdma.channel.fabric.FabricException;
+import dev.rpcrdma.channel.fabric.MemoryRegion;
+import dev.rpcrdma.channel.fabric.MemoryWindow;
+import dev.rpcrdma.channel.fabric.ProtectionDomain;
+
+import java.io.IOException;
+
+/** Protection domain; counts the objects that use it so that dealloc fails with EBUSY like ibv_dealloc_pd. */
+final class SoftProtectionDomain implements ProtectionDomain {
+    final SoftwareFabric fabric;
+    int users;
+    private boolean closed;
+
+    SoftProtectionDomain(SoftwareFabric fabric) {
+        this.fabric = fabric;
+    }
+
+    @Override
+    public MemoryRegion registerMemory(long address, long length, int access) throws IOException {
+        if (address == 0 || length <= 0) {
+            throw new FabricException("ibv_reg_mr: bad address/length", FabricException.EINVAL);
+        }
+        // IB rule: remote write (and atomic) access requires local write access.
+        if ((access & (AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC)) != 0
+                && (access & AccessFlags.LOCAL_WRITE) == 0) {
+            throw new FabricException("ibv_reg_mr: REMOTE_WRITE without LOCAL_WRITE", FabricException.EINVAL);
+        }
+        synchronized (fabric.lock) {
+            checkOpen();
+            SoftMemoryRegion mr = new SoftMemoryRegion(this, address, length, access);
+            mr.key = fabric.allocateKey(mr);
+            users++;
+            return mr;
+        }
+    }
+
+    @Override
+    public MemoryWindow allocMemoryWindow() throws IOException {
+        synchronized (fabric.lock) {
+            checkOpen();
+            SoftMemoryWindow mw = new SoftMemoryWindow(this);
+            mw.rkey = fabric.allocateKey(mw);
+            users++;
+            return mw;
+        }
+    }
+
+    private void checkOpen() throws FabricException {
+        if (closed) {
+            throw new FabricException("protection domain deallocated", FabricException.EINVAL);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        synchronized (fabric.lock) {
+            if (closed) {
+                return;
+            }
+            if (users > 0) {
+                throw new FabricException("ibv_dealloc_pd: " + users + " objects still use it", FabricException.EBUSY);
+            }
+            closed = true;
+        }
+    }
+}

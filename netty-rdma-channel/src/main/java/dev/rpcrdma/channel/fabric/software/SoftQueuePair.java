@@ -1,0 +1,409 @@
+package dev.rpcrdma.channel.fabric.software;
+
+import dev.rpcrdma.channel.fabric.AccessFlags;
+import dev.rpcrdma.channel.fabric.FabricException;
+import dev.rpcrdma.channel.fabric.QpCapabilities;
+import dev.rpcrdma.channel.fabric.QpState;
+import dev.rpcrdma.channel.fabric.QueuePair;
+import dev.rpcrdma.channel.fabric.SendFlags;
+import dev.rpcrdma.channel.fabric.SendWorkRequest;
+import dev.rpcrdma.channel.fabric.WcFlags;
+import dev.rpcrdma.channel.fabric.WcOpcode;
+import dev.rpcrdma.channel.fabric.WcStatus;
+import dev.rpcrdma.channel.fabric.WrOpcode;
+import io.netty.util.internal.PlatformDependent;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An RC queue pair. Its send queue is executed by the fabric's engine thread in posting order; all state is guarded
+ * by the fabric lock. See the package documentation for the error semantics.
+ */
+final class SoftQueuePair implements QueuePair {
+    /** IB: an rnr_retry_count of 7 means "retry forever". */
+    static final int RNR_RETRY_INFINITE = 7;
+
+    private final SoftwareFabric fabric;
+    final SoftProtectionDomain pd;
+    private final SoftCompletionQueue sendCq;
+    private final SoftCompletionQueue recvCq;
+    private final QpCapabilities caps;
+    private final int qpNum;
+    private final ArrayDeque<SoftSendWr> sq = new ArrayDeque<>();
+    private final ArrayDeque<SoftRecvWr> rq = new ArrayDeque<>();
+    int state = QpState.INIT;
+    SoftQueuePair peer;
+    int rnrRetryCount = RNR_RETRY_INFINITE;
+    private int sqOccupied;
+    private int unsignaledDone;
+    private boolean scheduled;
+    boolean destroyed;
+
+    SoftQueuePair(SoftwareFabric fabric, SoftProtectionDomain pd, SoftCompletionQueue sendCq,
+                  SoftCompletionQueue recvCq, QpCapabilities caps, int qpNum) {
+        this.fabric = fabric;
+        this.pd = pd;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.caps = caps;
+        this.qpNum = qpNum;
+    }
+
+    @Override
+    public int qpNum() {
+        return qpNum;
+    }
+
+    @Override
+    public QpCapabilities capabilities() {
+        return caps;
+    }
+
+    @Override
+    public int state() {
+        synchronized (fabric.lock) {
+            return state;
+        }
+    }
+
+    @Override
+    public void postSend(SendWorkRequest wr) throws IOException {
+        int opcode = wr.opcode();
+        if (opcode != WrOpcode.SEND && opcode != WrOpcode.SEND_WITH_INV && opcode != WrOpcode.RDMA_WRITE
+                && opcode != WrOpcode.RDMA_READ && opcode != WrOpcode.BIND_MW) {
+            throw new FabricException("ibv_post_send: unsupported opcode " + opcode, FabricException.EINVAL);
+        }
+        if (wr.numSge() > caps.maxSendSge) {
+            throw new FabricException("ibv_post_send: " + wr.numSge() + " SGEs > max " + caps.maxSendSge,
+                    FabricException.EINVAL);
+        }
+        if ((wr.sendFlags() & SendFlags.INLINE) != 0
+                && (wr.totalLength() > caps.maxInlineData || opcode == WrOpcode.RDMA_READ)) {
+            throw new FabricException("ibv_post_send: inline " + wr.totalLength() + " B > max "
+                    + caps.maxInlineData, FabricException.EINVAL);
+        }
+        synchronized (fabric.lock) {
+            if (destroyed) {
+                throw new FabricException("ibv_post_send: QP destroyed", FabricException.EINVAL);
+            }
+            if (state != QpState.RTS && state != QpState.ERR) {
+                throw new FabricException("ibv_post_send: QP not in RTS", FabricException.EINVAL);
+            }
+            if (sqOccupied >= caps.maxSendWr) {
+                throw new FabricException("ibv_post_send: send queue full (" + caps.maxSendWr + ")",
+                        FabricException.ENOMEM);
+            }
+            sqOccupied++;
+            SoftSendWr w = new SoftSendWr(wr);
+            if (state == QpState.ERR) {
+                completeSend(w, WcStatus.WR_FLUSH_ERR, 0);
+                return;
+            }
+            sq.add(w);
+            schedule();
+        }
+    }
+
+    @Override
+    public void postReceive(long wrId, long address, int length, int lkey) throws IOException {
+        synchronized (fabric.lock) {
+            if (destroyed || state == QpState.RESET) {
+                throw new FabricException("ibv_post_recv: QP not ready", FabricException.EINVAL);
+            }
+            if (rq.size() >= caps.maxRecvWr) {
+                throw new FabricException("ibv_post_recv: receive queue full (" + caps.maxRecvWr + ")",
+                        FabricException.ENOMEM);
+            }
+            SoftRecvWr r = new SoftRecvWr(wrId, address, length, lkey);
+            if (state == QpState.ERR) {
+                completeRecv(r, WcStatus.WR_FLUSH_ERR, 0, 0, 0);
+                return;
+            }
+            rq.add(r);
+        }
+    }
+
+    @Override
+    public void modifyToError() {
+        synchronized (fabric.lock) {
+            toError();
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (fabric.lock) {
+            if (destroyed) {
+                return;
+            }
+            destroyed = true;
+            state = QpState.ERR;
+            sq.clear();
+            rq.clear();
+            pd.users--;
+        }
+    }
+
+    /** Number of receives posted and not yet consumed (test visibility). */
+    int postedReceives() {
+        synchronized (fabric.lock) {
+            return rq.size();
+        }
+    }
+
+    // ---- engine side; everything below runs with the fabric lock held ----
+
+    private void schedule() {
+        if (!scheduled) {
+            scheduled = true;
+            fabric.engine.execute(this::run);
+        }
+    }
+
+    private void run() {
+        synchronized (fabric.lock) {
+            scheduled = false;
+            while (state == QpState.RTS && !sq.isEmpty()) {
+                if (!execute(sq.peek())) {
+                    // RNR NAK: retry after the RNR timer.
+                    scheduled = true;
+                    fabric.engine.schedule(this::run, SoftwareFabric.RNR_TIMER_MILLIS, TimeUnit.MILLISECONDS);
+                    return;
+                }
+            }
+        }
+    }
+
+    void toError() {
+        if (state == QpState.ERR) {
+            return;
+        }
+        state = QpState.ERR;
+        SoftSendWr w;
+        while ((w = sq.poll()) != null) {
+            completeSend(w, WcStatus.WR_FLUSH_ERR, 0);
+        }
+        SoftRecvWr r;
+        while ((r = rq.poll()) != null) {
+            completeRecv(r, WcStatus.WR_FLUSH_ERR, 0, 0, 0);
+        }
+    }
+
+    /** Executes the head of the send queue; false when it must wait for the RNR timer. */
+    private boolean execute(SoftSendWr wr) {
+        switch (wr.opcode) {
+            case WrOpcode.SEND:
+            case WrOpcode.SEND_WITH_INV:
+                return executeSend(wr);
+            case WrOpcode.RDMA_WRITE:
+                executeRdma(wr, true);
+                return true;
+            case WrOpcode.RDMA_READ:
+                executeRdma(wr, false);
+                return true;
+            case WrOpcode.BIND_MW:
+                executeBind(wr);
+                return true;
+            default:
+                fail(wr, WcStatus.LOC_QP_OP_ERR);
+                return true;
+        }
+    }
+
+    private boolean executeSend(SoftSendWr wr) {
+        SoftQueuePair p = peer;
+        if (p == null || p.destroyed || p.state == QpState.ERR) {
+            fail(wr, WcStatus.RETRY_EXC_ERR); // the responder does not answer: transport retries exhausted
+            return true;
+        }
+        if (!localSgesValid(wr, false)) {
+            fail(wr, WcStatus.LOC_PROT_ERR);
+            return true;
+        }
+        SoftRecvWr r = p.rq.peek();
+        if (r == null) {
+            if (rnrRetryCount == RNR_RETRY_INFINITE || wr.rnrAttempts++ < rnrRetryCount) {
+                return false;
+            }
+            fail(wr, WcStatus.RNR_RETRY_EXC_ERR);
+            return true;
+        }
+        p.rq.poll();
+        int len = (int) wr.totalLength;
+        if (len > r.length) {
+            p.completeRecv(r, WcStatus.LOC_LEN_ERR, 0, 0, 0);
+            p.toError();
+            fail(wr, WcStatus.REM_INV_REQ_ERR);
+            return true;
+        }
+        if (len > 0 && !p.localValid(r.lkey, r.address, len, true)) {
+            p.completeRecv(r, WcStatus.LOC_PROT_ERR, 0, 0, 0);
+            p.toError();
+            fail(wr, WcStatus.REM_OP_ERR);
+            return true;
+        }
+        SoftMemoryWindow invalidate = null;
+        if (wr.opcode == WrOpcode.SEND_WITH_INV) {
+            Object o = fabric.keyObject(wr.invalidateRkey);
+            if (!(o instanceof SoftMemoryWindow) || !((SoftMemoryWindow) o).isBound()
+                    || ((SoftMemoryWindow) o).qp != p || ((SoftMemoryWindow) o).rkey != wr.invalidateRkey) {
+                p.completeRecv(r, WcStatus.REM_INV_REQ_ERR, 0, 0, 0);
+                p.toError();
+                fail(wr, WcStatus.REM_INV_REQ_ERR);
+                return true;
+            }
+            invalidate = (SoftMemoryWindow) o;
+        }
+        gather(wr, r.address);
+        int flags = 0;
+        int invalidated = 0;
+        if (invalidate != null) {
+            invalidate.unbind();
+            flags = WcFlags.WITH_INV;
+            invalidated = wr.invalidateRkey;
+        }
+        p.completeRecv(r, WcStatus.SUCCESS, len, flags, invalidated);
+        succeed(wr, 0);
+        return true;
+    }
+
+    private void executeRdma(SoftSendWr wr, boolean write) {
+        SoftQueuePair p = peer;
+        if (p == null || p.destroyed || p.state == QpState.ERR) {
+            fail(wr, WcStatus.RETRY_EXC_ERR);
+            return;
+        }
+        if (!localSgesValid(wr, !write)) {
+            fail(wr, WcStatus.LOC_PROT_ERR);
+            return;
+        }
+        long len = wr.totalLength;
+        if (!p.remoteValid(wr.rkey, wr.remoteAddress, len,
+                write ? AccessFlags.REMOTE_WRITE : AccessFlags.REMOTE_READ)) {
+            // RC responder NAK "remote access error": the responder's QP goes to error as well.
+            p.toError();
+            fail(wr, WcStatus.REM_ACCESS_ERR);
+            return;
+        }
+        if (write) {
+            gather(wr, wr.remoteAddress);
+            succeed(wr, 0);
+        } else {
+            long src = wr.remoteAddress;
+            for (int i = 0; i < wr.sgeAddress.length; i++) {
+                PlatformDependent.copyMemory(src, wr.sgeAddress[i], wr.sgeLength[i]);
+                src += wr.sgeLength[i];
+            }
+            succeed(wr, (int) len);
+        }
+    }
+
+    private void executeBind(SoftSendWr wr) {
+        SoftMemoryWindow mw = wr.bindWindow;
+        SoftMemoryRegion mr = wr.bindRegion;
+        boolean ok = mw != null && !mw.closed && mw.pd == pd && !mw.isBound()
+                && mr != null && !mr.closed && mr.pd == pd
+                && (mr.access & AccessFlags.MW_BIND) != 0
+                && mr.contains(wr.bindAddress, wr.bindLength)
+                && (wr.bindNewRkey >>> 8) == (mw.rkey >>> 8)
+                && ((wr.bindAccess & AccessFlags.REMOTE_WRITE) == 0 || (mr.access & AccessFlags.LOCAL_WRITE) != 0);
+        if (!ok) {
+            fail(wr, WcStatus.MW_BIND_ERR);
+            return;
+        }
+        mw.bind(this, wr.bindNewRkey, mr, wr.bindAddress, wr.bindLength, wr.bindAccess);
+        succeed(wr, 0);
+    }
+
+    private void gather(SoftSendWr wr, long dst) {
+        if (wr.inline != null) {
+            PlatformDependent.copyMemory(wr.inline, 0, dst, wr.inline.length);
+            return;
+        }
+        for (int i = 0; i < wr.sgeAddress.length; i++) {
+            PlatformDependent.copyMemory(wr.sgeAddress[i], dst, wr.sgeLength[i]);
+            dst += wr.sgeLength[i];
+        }
+    }
+
+    private boolean localSgesValid(SoftSendWr wr, boolean needWrite) {
+        if (wr.inline != null) {
+            return true;
+        }
+        for (int i = 0; i < wr.sgeAddress.length; i++) {
+            if (wr.sgeLength[i] > 0 && !localValid(wr.sgeLkey[i], wr.sgeAddress[i], wr.sgeLength[i], needWrite)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    boolean localValid(int lkey, long address, long length, boolean needWrite) {
+        Object o = fabric.keyObject(lkey);
+        if (!(o instanceof SoftMemoryRegion)) {
+            return false;
+        }
+        SoftMemoryRegion mr = (SoftMemoryRegion) o;
+        return !mr.closed && mr.key == lkey && mr.pd == pd && mr.contains(address, length)
+                && (!needWrite || (mr.access & AccessFlags.LOCAL_WRITE) != 0);
+    }
+
+    /** Responder-side rkey check (IB: a zero-length RDMA operation does not validate the R_Key). */
+    boolean remoteValid(int rkey, long address, long length, int right) {
+        if (length == 0) {
+            return true;
+        }
+        Object o = fabric.keyObject(rkey);
+        if (o instanceof SoftMemoryRegion) {
+            SoftMemoryRegion mr = (SoftMemoryRegion) o;
+            return !mr.closed && mr.key == rkey && mr.pd == pd && (mr.access & right) != 0
+                    && mr.contains(address, length);
+        }
+        if (o instanceof SoftMemoryWindow) {
+            SoftMemoryWindow mw = (SoftMemoryWindow) o;
+            return !mw.closed && mw.isBound() && mw.rkey == rkey && mw.qp == this && !mw.region.closed
+                    && (mw.access & right) != 0 && mw.contains(address, length);
+        }
+        return false;
+    }
+
+    private void succeed(SoftSendWr wr, int byteLength) {
+        sq.poll();
+        completeSend(wr, WcStatus.SUCCESS, byteLength);
+    }
+
+    private void fail(SoftSendWr wr, int status) {
+        sq.poll();
+        completeSend(wr, status, 0);
+        toError();
+    }
+
+    private void completeSend(SoftSendWr wr, int status, int byteLength) {
+        if (status != WcStatus.SUCCESS || wr.signaled()) {
+            sendCq.add(new SoftCompletion(wr.wrId, status, wcOpcode(wr.opcode), byteLength, 0, 0, qpNum));
+            sqOccupied -= unsignaledDone + 1;
+            unsignaledDone = 0;
+        } else {
+            unsignaledDone++;
+        }
+    }
+
+    private void completeRecv(SoftRecvWr r, int status, int byteLength, int flags, int invalidatedRkey) {
+        recvCq.add(new SoftCompletion(r.wrId, status, WcOpcode.RECV, byteLength, flags, invalidatedRkey, qpNum));
+    }
+
+    private static int wcOpcode(int wrOpcode) {
+        switch (wrOpcode) {
+            case WrOpcode.RDMA_WRITE:
+                return WcOpcode.RDMA_WRITE;
+            case WrOpcode.RDMA_READ:
+                return WcOpcode.RDMA_READ;
+            case WrOpcode.BIND_MW:
+                return WcOpcode.BIND_MW;
+            default:
+                return WcOpcode.SEND;
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package dev.rpcrdma.channel.fabric.software;
+
+import dev.rpcrdma.channel.fabric.CmEventChannel;
+import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.fabric.FabricException;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+
+/**
+ * The in-process software fabric (see the package documentation). {@link #instance()} is the JVM-wide fabric that
+ * transports use; {@link #newIsolated()} makes a separate one (own device, keys and listener namespace) for tests.
+ * Listeners are keyed by "ip:port"; a wildcard listener serves every address of its port.
+ */
+public final class SoftwareFabric implements Fabric {
+    /** The RNR NAK timer between retries of a Send that found no posted receive. */
+    public static final int RNR_TIMER_MILLIS = 1;
+
+    private static volatile SoftwareFabric instance;
+
+    final Object lock = new Object();
+    final SoftDevice device = new SoftDevice(this);
+    /** The "NIC": one thread executes all work requests and delivers CM events. */
+    final ScheduledThreadPoolExecutor engine;
+    private final Map<Integer, Object> keys = new HashMap<>();
+    private final Map<String, SoftCmId> listeners = new HashMap<>();
+    private int nextKeyIndex = 1;
+    private int nextPort = 49152;
+    private int nextQpNum = 17;
+
+    private SoftwareFabric() {
+        engine = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "rdma-software-fabric");
+            t.setDaemon(true);
+            return t;
+        });
+        engine.setRemoveOnCancelPolicy(true);
+    }
+
+    /** The JVM-wide software fabric. */
+    public static SoftwareFabric instance() {
+        SoftwareFabric f = instance;
+        if (f == null) {
+            synchronized (SoftwareFabric.class) {
+                f = instance;
+                if (f == null) {
+                    instance = f = new SoftwareFabric();
+                }
+            }
+        }
+        return f;
+    }
+
+    /** A new fabric sharing nothing with {@link #instance()}; its engine thread is a daemon. */
+    public static SoftwareFabric newIsolated() {
+        return new SoftwareFabric();
+    }
+
+    @Override
+    public String name() {
+        return "software";
+    }
+
+    @Override
+    public CmEventChannel createEventChannel() {
+        return new SoftCmEventChannel(this);
+    }
+
+    @Override
+    public String toString() {
+        return "SoftwareFabric";
+    }
+
+    // ---- internal, caller holds the lock ----
+
+    /** Allocates a key: 24-bit index and an 8-bit key byte that starts at 0, as {@code ibv_inc_rkey} counts. */
+    int allocateKey(Object owner) {
+        int index = nextKeyIndex++ & 0xffffff;
+        keys.put(index, owner);
+        return index << 8;
+    }
+
+    void releaseKey(int key) {
+        keys.remove(key >>> 8);
+    }
+
+    Object keyObject(int key) {
+        return keys.get(key >>> 8);
+    }
+
+    int ephemeralPort() {
+        int p = nextPort++;
+        if (nextPort > 65535) {
+            nextPort = 49152;
+        }
+        return p;
+    }
+
+    int nextQpNum() {
+        return nextQpNum++ & 0xffffff;
+    }
+
+    String addListener(InetSocketAddress address, SoftCmId id) throws FabricException {
+        String key = key(address.getAddress(), address.getPort());
+        String wildcard = "*:" + address.getPort();
+        boolean conflict = listeners.containsKey(key) || listeners.containsKey(wildcard);
+        if (!conflict && address.getAddress().isAnyLocalAddress()) {
+            String suffix = ":" + address.getPort();
+            conflict = listeners.keySet().stream().anyMatch(k -> k.endsWith(suffix));
+        }
+        if (conflict) {
+            throw new FabricException("rdma_listen: " + address + " in use", FabricException.EADDRINUSE);
+        }
+        listeners.put(key, id);
+        return key;
+    }
+
+    void removeListener(String key, SoftCmId id) {
+        listeners.remove(key, id);
+    }
+
+    SoftCmId findListener(InetSocketAddress destination) {
+        SoftCmId id = listeners.get(key(destination.getAddress(), destination.getPort()));
+        return id != null ? id : listeners.get("*:" + destination.getPort());
+    }
+
+    private static String key(InetAddress address, int port) {
+        return (address.isAnyLocalAddress() ? "*" : address.getHostAddress()) + ':' + port;
+    }
+}
