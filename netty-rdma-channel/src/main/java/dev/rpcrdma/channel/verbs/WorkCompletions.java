@@ -1,0 +1,91 @@
+package dev.rpcrdma.channel.verbs;
+
+import static dev.rpcrdma.channel.verbs.NativeMemory.IO;
+
+import dev.rpcrdma.channel.verbs.IbvLayouts.IbvWc;
+
+/**
+ * A reusable array of {@code capacity} {@code struct ibv_wc} in one native block, filled by
+ * {@link Verbs#pollCq(long, WorkCompletions)} and read in place by index. Nothing is copied or allocated.
+ * Owns its block ({@link #close()} frees it). Not thread-safe (one per event loop).
+ */
+public final class WorkCompletions implements AutoCloseable {
+    private final NativeMemory memory;
+    private final long base;
+    private final int capacity;
+
+    public WorkCompletions(int capacity) {
+        if (capacity <= 0) {
+            throw new IllegalArgumentException("capacity: " + capacity + " (expected: > 0)");
+        }
+        this.capacity = capacity;
+        memory = NativeMemory.allocate((long) capacity * IbvWc.SIZE);
+        base = memory.address();
+    }
+
+    public int capacity() {
+        return capacity;
+    }
+
+    public long address() {
+        return base;
+    }
+
+    private long wc(int index) {
+        if (index < 0 || index >= capacity) {
+            throw new IndexOutOfBoundsException("completion " + index + " (capacity " + capacity + ")");
+        }
+        return base + (long) index * IbvWc.SIZE;
+    }
+
+    public long wrId(int index) {
+        return IO.getLong(wc(index) + IbvWc.WR_ID);
+    }
+
+    /** {@code IBV_WC_*} status; see {@link Verbs#wcStatusString(int)}. */
+    public int status(int index) {
+        return IO.getInt(wc(index) + IbvWc.STATUS);
+    }
+
+    /** {@code IBV_WC_*} opcode; receives have {@code IBV_WC_RECV} set. Undefined when status is not success. */
+    public int opcode(int index) {
+        return IO.getInt(wc(index) + IbvWc.OPCODE);
+    }
+
+    public int vendorErr(int index) {
+        return IO.getInt(wc(index) + IbvWc.VENDOR_ERR);
+    }
+
+    /** Bytes received (receive completions). */
+    public int byteLen(int index) {
+        return IO.getInt(wc(index) + IbvWc.BYTE_LEN);
+    }
+
+    /** Immediate data in host order (valid with {@code IBV_WC_WITH_IMM}). */
+    public int immData(int index) {
+        return Integer.reverseBytes(IO.getInt(wc(index) + IbvWc.IMM_DATA));
+    }
+
+    /** The rkey the peer invalidated (valid with {@code IBV_WC_WITH_INV}). */
+    public int invalidatedRkey(int index) {
+        return IO.getInt(wc(index) + IbvWc.INVALIDATED_RKEY);
+    }
+
+    public int qpNum(int index) {
+        return IO.getInt(wc(index) + IbvWc.QP_NUM);
+    }
+
+    public int srcQp(int index) {
+        return IO.getInt(wc(index) + IbvWc.SRC_QP);
+    }
+
+    /** Or of {@code IBV_WC_WITH_IMM}, {@code IBV_WC_WITH_INV}, ... */
+    public int wcFlags(int index) {
+        return IO.getInt(wc(index) + IbvWc.WC_FLAGS);
+    }
+
+    @Override
+    public void close() {
+        memory.close();
+    }
+}
