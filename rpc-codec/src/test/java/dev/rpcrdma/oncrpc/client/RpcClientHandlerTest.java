@@ -1,0 +1,160 @@
+package dev.rpcrdma.oncrpc.client;
+
+import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.RpcWire;
+import dev.rpcrdma.oncrpc.message.AcceptStat;
+import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.RpcCall;
+import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
+import dev.rpcrdma.oncrpc.message.RpcReply;
+import dev.rpcrdma.oncrpc.tcp.TcpRpcClientInitializer;
+import dev.rpcrdma.oncrpc.tcp.TcpRpcConfig;
+import dev.rpcrdma.oncrpc.xdr.XdrException;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Client XIDs, pending table, timeouts and close, through the real TCP pipeline on an EmbeddedChannel. */
+class RpcClientHandlerTest {
+
+    private final RpcStats stats = new RpcStats();
+    private EmbeddedChannel ch;
+    private RpcClient client;
+
+    @BeforeEach
+    void setUp() {
+        ch = new EmbeddedChannel(new TcpRpcClientInitializer(stats, TcpRpcConfig.DEFAULT, Duration.ofSeconds(5)));
+        client = RpcClient.of(ch);
+    }
+
+    @AfterEach
+    void tearDown() {
+        ch.finishAndReleaseAll();
+    }
+
+    private RpcCall sentCall() throws XdrException {
+        InboundRpcMessage sent = RpcWire.readReply(ch);
+        try {
+            return assertInstanceOf(RpcCall.class, sent.header());
+        } finally {
+            sent.release();
+        }
+    }
+
+    private void receive(RpcReply reply, XdrPayload results) {
+        OutboundRpcMessage out = new OutboundRpcMessage(reply, results);
+        ByteBuf wire = RpcMessageCodec.encodeInline(ch.alloc(), out);
+        out.release();
+        ch.writeInbound(RpcWire.record(wire));
+    }
+
+    private static Throwable cause(CompletableFuture<?> f) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(1, TimeUnit.SECONDS));
+        return e.getCause();
+    }
+
+    @Test
+    void replyCompletesTheMatchingCall() throws Exception {
+        CompletableFuture<Integer> a = client.call(100, 1, 1, client.newPayload(), r -> r.readInt());
+        CompletableFuture<Integer> b = client.call(100, 1, 1, client.newPayload(), r -> r.readInt());
+        RpcCall callA = sentCall();
+        RpcCall callB = sentCall();
+        assertNotEquals(callA.xid(), callB.xid());
+        assertEquals(2, client.handler().pendingCalls());
+        XdrPayload rb = client.newPayload();
+        rb.writer().writeInt(22);
+        receive(RpcReply.success(callB.xid()), rb);
+        XdrPayload ra = client.newPayload();
+        ra.writer().writeInt(11);
+        receive(RpcReply.success(callA.xid()), ra);
+        assertEquals(11, a.get(1, TimeUnit.SECONDS));
+        assertEquals(22, b.get(1, TimeUnit.SECONDS));
+        assertEquals(0, client.handler().pendingCalls());
+    }
+
+    @Test
+    void nonSuccessReplyFailsWithTheReply() throws Exception {
+        CompletableFuture<Void> f = client.callNull(100, 7);
+        receive(RpcReply.progMismatch(sentCall().xid(), 2, 4), client.newPayload());
+        RpcReplyException e = assertInstanceOf(RpcReplyException.class, cause(f));
+        assertEquals(AcceptStat.PROG_MISMATCH, e.reply().acceptStat());
+        assertEquals(4, e.reply().mismatchHigh());
+    }
+
+    @Test
+    void replyToACallNeverSentIsCountedAndDropped() throws Exception {
+        CompletableFuture<Void> f = client.callNull(100, 1);
+        int xid = sentCall().xid();
+        receive(RpcReply.success(xid + 12345), client.newPayload());
+        assertEquals(1, stats.unknownXidReplies());
+        assertFalse(f.isDone());
+        receive(RpcReply.success(xid), client.newPayload());
+        assertTrue(f.isDone());
+        // A duplicate reply is now unknown too.
+        receive(RpcReply.success(xid), client.newPayload());
+        assertEquals(2, stats.unknownXidReplies());
+    }
+
+    @Test
+    void undecodableResultsFailTheCall() throws Exception {
+        CompletableFuture<byte[]> f = client.call(100, 1, 1, client.newPayload(), r -> r.readOpaque(16));
+        XdrPayload results = client.newPayload();
+        results.writer().writeInt(1000);
+        receive(RpcReply.success(sentCall().xid()), results);
+        assertInstanceOf(XdrException.class, cause(f));
+    }
+
+    @Test
+    void callTimesOutAndTheLateReplyIsDropped() throws Exception {
+        CompletableFuture<Void> f = client.call(100, 1, 0, client.newPayload(), RpcReplyDecoder.VOID,
+                CallOptions.DEFAULT.withTimeout(Duration.ofMillis(200)));
+        int xid = sentCall().xid();
+        ch.advanceTimeBy(300, TimeUnit.MILLISECONDS);
+        ch.runScheduledPendingTasks();
+        assertInstanceOf(RpcTimeoutException.class, cause(f));
+        assertEquals(0, client.handler().pendingCalls());
+        receive(RpcReply.success(xid), client.newPayload());
+        assertEquals(1, stats.unknownXidReplies());
+    }
+
+    @Test
+    void closeFailsEveryPendingCallAndLaterCallsFailAtOnce() throws Exception {
+        CompletableFuture<Void> a = client.callNull(100, 1);
+        CompletableFuture<Void> b = client.callNull(100, 1);
+        ch.close();
+        assertInstanceOf(RpcConnectionClosedException.class, cause(a));
+        assertInstanceOf(RpcConnectionClosedException.class, cause(b));
+        CompletableFuture<Void> c = client.callNull(100, 1);
+        assertInstanceOf(RpcConnectionClosedException.class, cause(c));
+    }
+
+    @Test
+    void callReceivedByClientIsCountedAndDropped() {
+        ch.writeInbound(RpcWire.record(RpcWire.call(1, 2, 100, 1, 0)));
+        assertEquals(1, stats.unexpectedMessages());
+        assertTrue(ch.isOpen());
+    }
+
+    @Test
+    void truncatedReplyRecordIsDropped() {
+        ch.writeInbound(RpcWire.record(Unpooled.buffer().writeInt(5).writeInt(1)));
+        assertEquals(1, stats.malformedMessages());
+    }
+}

@@ -1,0 +1,183 @@
+package dev.rpcrdma.oncrpc.xdr;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class XdrReaderTest {
+
+    @Test
+    void roundTripsEveryPrimitive() throws XdrException {
+        ByteBuf buf = Unpooled.buffer();
+        try {
+            new XdrWriter(buf).writeInt(-7).writeUnsignedInt(0xFFFF_FFFEL).writeHyper(Long.MIN_VALUE + 3)
+                    .writeBool(true).writeBool(false).writeEnum(5)
+                    .writeFixedOpaque(new byte[] {1, 2, 3})
+                    .writeOpaque(new byte[] {9, 8, 7, 6, 5})
+                    .writeString("héllo")
+                    .writeInt(2).writeInt(11).writeInt(12);
+            // Every item is padded to a multiple of 4 (RFC 4506 §3).
+            assertEquals(4 + 4 + 8 + 4 + 4 + 4 + 4 + 4 + 8 + 4 + 8 + 12, buf.readableBytes());
+            XdrReader in = new XdrReader(buf);
+            assertEquals(-7, in.readInt());
+            assertEquals(0xFFFF_FFFEL, in.readUnsignedInt());
+            assertEquals(Long.MIN_VALUE + 3, in.readHyper());
+            assertTrue(in.readBool());
+            assertFalse(in.readBool());
+            assertEquals(5, in.readEnum());
+            assertArrayEquals(new byte[] {1, 2, 3}, in.readFixedOpaque(3));
+            assertArrayEquals(new byte[] {9, 8, 7, 6, 5}, in.readOpaque(5));
+            assertEquals("héllo", in.readString(6));
+            int n = in.readArrayLength(2, 4);
+            assertEquals(2, n);
+            assertEquals(11, in.readInt());
+            assertEquals(12, in.readInt());
+            assertEquals(0, in.readableBytes());
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Test
+    void opaqueLongerThanItsBoundIsRefusedBeforeReading() {
+        ByteBuf buf = Unpooled.buffer();
+        try {
+            new XdrWriter(buf).writeOpaque(new byte[10]);
+            XdrException e = assertThrows(XdrException.class, () -> new XdrReader(buf).readOpaque(8));
+            assertTrue(e.getMessage().contains("over its bound 8"), e.getMessage());
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Test
+    void opaqueLongerThanTheRemainingBytesIsRefusedBeforeAllocating() {
+        // rpcbomb (CVE-2017-8779): a length word of ~4 GiB followed by nothing.
+        ByteBuf buf = Unpooled.buffer().writeInt(0xFFFF_FFF0);
+        ByteBuf buf2 = Unpooled.buffer().writeInt(100).writeZero(50);
+        try {
+            assertThrows(XdrException.class, () -> new XdrReader(buf).readOpaque(Integer.MAX_VALUE));
+            XdrException e = assertThrows(XdrException.class, () -> new XdrReader(buf2).readOpaqueSlice(1000));
+            assertTrue(e.getMessage().contains("truncated"), e.getMessage());
+        } finally {
+            buf.release();
+            buf2.release();
+        }
+    }
+
+    @Test
+    void missingPadIsTruncation() {
+        ByteBuf buf = Unpooled.buffer().writeInt(3).writeBytes(new byte[] {1, 2, 3});
+        try {
+            assertThrows(XdrException.class, () -> new XdrReader(buf).readOpaque(10));
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Test
+    void stringOverBoundAndOverRemainingAreRefused() {
+        ByteBuf over = Unpooled.buffer();
+        ByteBuf truncated = Unpooled.buffer().writeInt(64).writeBytes("short".getBytes(StandardCharsets.US_ASCII));
+        try {
+            new XdrWriter(over).writeString("a-machine-name");
+            assertThrows(XdrException.class, () -> new XdrReader(over).readString(4));
+            assertThrows(XdrException.class, () -> new XdrReader(truncated).readString(255));
+        } finally {
+            over.release();
+            truncated.release();
+        }
+    }
+
+    @Test
+    void arrayCountOverBoundOrOverRemainingIsRefused() {
+        ByteBuf over = Unpooled.buffer().writeInt(17).writeZero(17 * 4);
+        ByteBuf truncated = Unpooled.buffer().writeInt(1_000_000).writeZero(8);
+        try {
+            assertThrows(XdrException.class, () -> new XdrReader(over).readArrayLength(16, 4));
+            XdrException e = assertThrows(XdrException.class,
+                    () -> new XdrReader(truncated).readArrayLength(Integer.MAX_VALUE, 4));
+            assertTrue(e.getMessage().contains("1000000"), e.getMessage());
+        } finally {
+            over.release();
+            truncated.release();
+        }
+    }
+
+    @Test
+    void truncatedPrimitivesAndBadBoolAreXdrExceptions() {
+        ByteBuf three = Unpooled.buffer().writeZero(3);
+        ByteBuf seven = Unpooled.buffer().writeZero(7);
+        ByteBuf badBool = Unpooled.buffer().writeInt(2);
+        try {
+            assertThrows(XdrException.class, () -> new XdrReader(three).readInt());
+            assertThrows(XdrException.class, () -> new XdrReader(seven).readHyper());
+            assertThrows(XdrException.class, () -> new XdrReader(badBool).readBool());
+        } finally {
+            three.release();
+            seven.release();
+            badBool.release();
+        }
+    }
+
+    @Test
+    void ddpOpaqueIsInlineWhenNothingWasPlaced() throws XdrException {
+        ByteBuf buf = Unpooled.buffer();
+        new XdrWriter(buf).writeOpaque(new byte[] {1, 2, 3, 4, 5}).writeInt(42);
+        XdrReader in = new XdrReader(buf);
+        ByteBuf data = in.readDdpOpaque(100);
+        try {
+            assertEquals(5, data.readableBytes());
+            assertEquals(42, in.readInt());
+        } finally {
+            data.release();
+            buf.release();
+        }
+    }
+
+    @Test
+    void ddpOpaqueTakesPlacedDataAndLeavesNoPadInline() throws XdrException {
+        // RFC 8166 §3.4.5: the length word stays inline; data and pad were moved to a chunk.
+        ByteBuf inline = Unpooled.buffer().writeInt(5).writeInt(42);
+        ByteBuf placedData = Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5});
+        Deque<ByteBuf> placed = new ArrayDeque<>();
+        placed.add(placedData);
+        XdrReader in = new XdrReader(inline, placed);
+        ByteBuf data = in.readDdpOpaque(100);
+        try {
+            assertEquals(placedData, data);
+            assertEquals(42, in.readInt());
+            assertEquals(0, in.pendingPlacedItems());
+        } finally {
+            data.release();
+            inline.release();
+        }
+    }
+
+    @Test
+    void ddpOpaqueWithMismatchedPlacedLengthOrOverBoundIsRefused() {
+        ByteBuf inline = Unpooled.buffer().writeInt(6).writeInt(7);
+        ByteBuf placedData = Unpooled.wrappedBuffer(new byte[5]);
+        Deque<ByteBuf> placed = new ArrayDeque<>();
+        placed.add(placedData);
+        try {
+            XdrReader in = new XdrReader(inline, placed);
+            assertThrows(XdrException.class, () -> in.readDdpOpaque(100));
+            assertThrows(XdrException.class, () -> in.readDdpOpaque(4));
+            assertEquals(1, in.pendingPlacedItems());
+        } finally {
+            inline.release();
+            placedData.release();
+        }
+    }
+}
