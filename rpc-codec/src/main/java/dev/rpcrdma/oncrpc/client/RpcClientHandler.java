@@ -129,6 +129,12 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        logger.warn("{} closing after an error: {}", ctx.channel(), cause.toString());
+        ctx.close();
+    }
+
+    @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         failAll(new RpcConnectionClosedException("RPC client handler removed from " + ctx.channel()));
     }

@@ -3,6 +3,7 @@ package dev.rpcrdma.oncrpc.server;
 import dev.rpcrdma.oncrpc.message.AcceptStat;
 import dev.rpcrdma.oncrpc.message.AuthStat;
 import dev.rpcrdma.oncrpc.message.AuthSysCredential;
+import dev.rpcrdma.oncrpc.message.OpaqueAuth;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcReply;
@@ -10,7 +11,6 @@ import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -79,7 +79,7 @@ public final class RpcCallContext {
 
     /** Replies MSG_ACCEPTED with an error status (PROC_UNAVAIL, GARBAGE_ARGS, SYSTEM_ERR, PROG_UNAVAIL). */
     public ChannelFuture replyError(AcceptStat stat) {
-        return send(RpcReply.accepted(call.xid(), dev.rpcrdma.oncrpc.message.OpaqueAuth.NONE, stat), newPayload());
+        return send(RpcReply.accepted(call.xid(), OpaqueAuth.NONE, stat), newPayload());
     }
 
     /** Replies MSG_DENIED AUTH_ERROR with the given reason (e.g. AUTH_TOOWEAK for an unsupported flavor). */
@@ -99,8 +99,6 @@ public final class RpcCallContext {
             return ctx.newFailedFuture(new IllegalStateException("call already answered: " + call));
         }
         OutboundRpcMessage message = new OutboundRpcMessage(reply, body);
-        ChannelFuture f = ctx.writeAndFlush(message);
-        f.addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
-        return f;
+        return ctx.writeAndFlush(message).addListener(RpcDispatcher.LOG_WRITE_FAILURE);
     }
 }

@@ -41,6 +41,13 @@ public final class RpcDispatcher extends ChannelInboundHandlerAdapter {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcDispatcher.class);
 
+    /** A reply that cannot be written (typically: the connection closed meanwhile) is logged and dropped. */
+    static final ChannelFutureListener LOG_WRITE_FAILURE = f -> {
+        if (!f.isSuccess()) {
+            logger.debug("{} reply not sent: {}", f.channel(), f.cause().toString());
+        }
+    };
+
     private final RpcProgramRegistry registry;
     private final RpcStats stats;
 
@@ -77,6 +84,13 @@ public final class RpcDispatcher extends ChannelInboundHandlerAdapter {
         } finally {
             ReferenceCountUtil.release(message);
         }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // Transport errors (connection reset...) end the connection; nothing else can reach here unhandled.
+        logger.warn("{} closing after an error: {}", ctx.channel(), cause.toString());
+        ctx.close();
     }
 
     private void dispatch(ChannelHandlerContext ctx, RpcCall call, InboundRpcMessage message) {
@@ -131,6 +145,6 @@ public final class RpcDispatcher extends ChannelInboundHandlerAdapter {
 
     private static void answer(ChannelHandlerContext ctx, RpcReply reply) {
         ctx.writeAndFlush(new OutboundRpcMessage(reply, XdrPayload.newPayload(ctx.alloc())))
-                .addListener(ChannelFutureListener.FIRE_EXCEPTION_ON_FAILURE);
+                .addListener(LOG_WRITE_FAILURE);
     }
 }
