@@ -87,7 +87,7 @@ public final class RpcClient {
                 .withReplyHints(options.maxDdpReplyItem(), options.maxReplySize());
         Duration timeout = options.timeout() != null ? options.timeout() : handler.defaultTimeout();
         RpcClientHandler.PendingCall<T> pending = new RpcClientHandler.PendingCall<>(xid, decoder, future);
-        if (!handler.register(pending, channel::eventLoop, timeout)) {
+        if (!handler.register(pending, channel.eventLoop(), timeout)) {
             args.release();
             return future;
         }

@@ -7,6 +7,7 @@ import dev.rpcrdma.oncrpc.xdr.XdrException;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
@@ -71,7 +72,7 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
      * Registers a pending call. Returns false (after failing it) if the connection already closed: the caller
      * must then not send.
      */
-    <T> boolean register(PendingCall<T> call, ChannelHandlerContextHolder holder, Duration timeout) {
+    <T> boolean register(PendingCall<T> call, EventExecutor executor, Duration timeout) {
         if (pending.putIfAbsent(call.xid, call) != null) {
             call.future.completeExceptionally(new IllegalStateException("xid in use: " + call.xid));
             return false;
@@ -80,7 +81,7 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
             fail(call.xid, new RpcConnectionClosedException("connection closed before the call was sent"));
             return false;
         }
-        call.timeout = holder.executor().schedule(() -> fail(call.xid, new RpcTimeoutException(
+        call.timeout = executor.schedule(() -> fail(call.xid, new RpcTimeoutException(
                 "no reply to xid " + Integer.toUnsignedString(call.xid) + " within " + timeout)),
                 timeout.toNanos(), TimeUnit.NANOSECONDS);
         return true;
@@ -148,11 +149,6 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
 
     boolean isClosed() {
         return closed;
-    }
-
-    /** Gives {@link #register} the executor to schedule timeouts on. */
-    interface ChannelHandlerContextHolder {
-        io.netty.util.concurrent.EventExecutor executor();
     }
 
     static final class PendingCall<T> {

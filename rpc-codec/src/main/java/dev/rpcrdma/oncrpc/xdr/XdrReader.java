@@ -185,6 +185,9 @@ public final class XdrReader {
      * is always inline. If placed data is pending, the next placed buffer is the item's data (its length must
      * match the length word; no pad follows inline, RFC 8166 §3.4.6); otherwise the data and pad are inline.
      * Returns a buffer the caller releases (a placed buffer's ownership passes to the caller).
+     *
+     * <p>Placed buffers are matched to DDP-eligible items in stream order, so an RDMA transport must place only
+     * the chunks the sender actually used (a Write chunk returned with length zero means the item is inline).
      */
     public ByteBuf readDdpOpaque(int max) throws XdrException {
         ByteBuf data = placed.peekFirst();

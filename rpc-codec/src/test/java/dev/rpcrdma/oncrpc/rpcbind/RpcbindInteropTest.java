@@ -106,6 +106,26 @@ class RpcbindInteropTest {
                 dump.toString());
     }
 
+    @Test
+    void sameClientPipelineTalksToRpcbindOverItsUnixSocket() throws Exception {
+        TestTransport.EPOLL.assumeAvailable();
+        java.nio.file.Path socket = java.nio.file.Path.of("/run/rpcbind.sock");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(socket),
+                "SKIPPED: rpcbind has no AF_UNIX socket at " + socket);
+        EventLoopGroup epoll = new MultiThreadIoEventLoopGroup(1, TestTransport.EPOLL.ioHandlerFactory());
+        try {
+            Channel ch = new Bootstrap().group(epoll).channel(io.netty.channel.epoll.EpollDomainSocketChannel.class)
+                    .handler(new TcpRpcClientInitializer())
+                    .connect(new io.netty.channel.unix.DomainSocketAddress(socket.toString())).sync().channel();
+            RpcbindClient local = new RpcbindClient(RpcClient.of(ch));
+            List<RpcbEntry> dump = local.rpcbDump(4).get(10, TimeUnit.SECONDS);
+            assertTrue(dump.stream().anyMatch(e -> e.netid().equals("local")), dump.toString());
+            ch.close().sync();
+        } finally {
+            epoll.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(TestTransport.class)
     void realRpcinfoCallsOurServerRegisteredThroughOurClient(TestTransport transport) throws Exception {
