@@ -5,10 +5,12 @@ import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
 import io.netty.util.internal.ObjectUtil;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * An ONC RPC client on one connection, whatever transport carries it: the channel's pipeline ends with an
@@ -87,15 +89,32 @@ public final class RpcClient {
                 .withReplyHints(options.maxDdpReplyItem(), options.maxReplySize());
         Duration timeout = options.timeout() != null ? options.timeout() : handler.defaultTimeout();
         RpcClientHandler.PendingCall<T> pending = new RpcClientHandler.PendingCall<>(xid, decoder, future);
-        if (!handler.register(pending, channel.eventLoop(), timeout)) {
-            args.release();
-            return future;
+        OutboundRpcMessage message = new OutboundRpcMessage(call, args);
+        EventLoop loop = channel.eventLoop();
+        // Registering, arming the timeout and writing happen in one event-loop task.
+        if (loop.inEventLoop()) {
+            send(pending, message, timeout);
+        } else {
+            try {
+                loop.execute(() -> send(pending, message, timeout));
+            } catch (RejectedExecutionException e) {
+                message.release();
+                future.completeExceptionally(new RpcConnectionClosedException("event loop shut down", e));
+            }
         }
-        channel.writeAndFlush(new OutboundRpcMessage(call, args)).addListener(f -> {
+        return future;
+    }
+
+    private void send(RpcClientHandler.PendingCall<?> pending, OutboundRpcMessage message, Duration timeout) {
+        if (!handler.register(pending, channel.eventLoop(), timeout)) {
+            message.release();
+            return;
+        }
+        int xid = pending.xid;
+        channel.writeAndFlush(message).addListener(f -> {
             if (!f.isSuccess()) {
                 handler.fail(xid, new RpcConnectionClosedException("could not send the call", f.cause()));
             }
         });
-        return future;
     }
 }

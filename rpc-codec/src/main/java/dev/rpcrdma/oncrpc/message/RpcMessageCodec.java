@@ -1,5 +1,6 @@
 package dev.rpcrdma.oncrpc.message;
 
+import dev.rpcrdma.oncrpc.xdr.Xdr;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import dev.rpcrdma.oncrpc.xdr.XdrReader;
@@ -129,6 +130,24 @@ public final class RpcMessageCodec {
         throw new XdrException("unknown reply_stat " + stat.intValue());
     }
 
+    /** Number of bytes {@link #encodeHeader} writes for {@code header}. */
+    public static int headerLength(RpcMessage header) {
+        if (header instanceof RpcCall) {
+            RpcCall call = (RpcCall) header;
+            return 6 * 4 + authLength(call.credential()) + authLength(call.verifier());
+        }
+        RpcReply reply = (RpcReply) header;
+        if (ReplyStat.MSG_ACCEPTED.equals(reply.replyStat())) {
+            return 4 * 4 + authLength(reply.verifier())
+                    + (AcceptStat.PROG_MISMATCH.equals(reply.acceptStat()) ? 8 : 0);
+        }
+        return 4 * 4 + (RejectStat.RPC_MISMATCH.equals(reply.rejectStat()) ? 8 : 4);
+    }
+
+    private static int authLength(OpaqueAuth auth) {
+        return 8 + (int) Xdr.padded(auth.bodyLength());
+    }
+
     /** Encodes an rpc_msg header (everything before the arguments / results). */
     public static void encodeHeader(RpcMessage header, XdrWriter out) {
         out.writeInt(header.xid());
@@ -172,11 +191,20 @@ public final class RpcMessageCodec {
 
     /** Encodes a whole message fully inline into a new buffer (TCP); does not consume {@code message}. */
     public static ByteBuf encodeInline(ByteBufAllocator alloc, OutboundRpcMessage message) {
-        XdrPayload payload = encode(alloc, message);
-        try {
-            return payload.toInlineBuffer(alloc);
-        } finally {
-            payload.release();
-        }
+        return encodeInline(alloc, message, 0);
+    }
+
+    /**
+     * Encodes a whole message fully inline into a new buffer whose readable bytes start after {@code headroom}
+     * writable bytes (room for a transport header such as the RFC 5531 §11 record mark). Does not consume
+     * {@code message}; the caller releases the result.
+     */
+    public static ByteBuf encodeInline(ByteBufAllocator alloc, OutboundRpcMessage message, int headroom) {
+        XdrPayload body = message.body();
+        ByteBuf out = alloc.ioBuffer(headroom + headerLength(message.header()) + body.inlineLength());
+        out.writerIndex(headroom).readerIndex(headroom);
+        encodeHeader(message.header(), new XdrWriter(out));
+        body.writeInline(out);
+        return out;
     }
 }

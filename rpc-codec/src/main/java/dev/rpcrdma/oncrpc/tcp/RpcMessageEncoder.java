@@ -10,7 +10,8 @@ import java.util.List;
 
 /**
  * Encodes an {@link OutboundRpcMessage} fully inline (every DDP-eligible item in place: TCP has no chunks) into
- * one {@link io.netty.buffer.ByteBuf} for the {@link RecordMarkingEncoder}. Releases the message.
+ * one {@link io.netty.buffer.ByteBuf} for the {@link RecordMarkingEncoder}, leaving headroom for its record mark.
+ * Releases the message.
  */
 @ChannelHandler.Sharable
 public final class RpcMessageEncoder extends MessageToMessageEncoder<OutboundRpcMessage> {
@@ -22,6 +23,6 @@ public final class RpcMessageEncoder extends MessageToMessageEncoder<OutboundRpc
 
     @Override
     protected void encode(ChannelHandlerContext ctx, OutboundRpcMessage msg, List<Object> out) {
-        out.add(RpcMessageCodec.encodeInline(ctx.alloc(), msg));
+        out.add(RpcMessageCodec.encodeInline(ctx.alloc(), msg, RecordMarkingEncoder.HEADROOM));
     }
 }

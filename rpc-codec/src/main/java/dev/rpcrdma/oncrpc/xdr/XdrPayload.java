@@ -2,6 +2,7 @@ package dev.rpcrdma.oncrpc.xdr;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.util.AbstractReferenceCounted;
 import io.netty.util.ReferenceCounted;
 import io.netty.util.internal.ObjectUtil;
@@ -44,14 +45,15 @@ public final class XdrPayload extends AbstractReferenceCounted {
         this.alloc = alloc;
         this.segments = segments;
         this.items = items;
-        this.writer = new XdrWriter(segments.get(segments.size() - 1));
+        this.writer = new XdrWriter(segments.get(segments.size() - 1), this);
     }
 
     /** A new, empty payload whose segments are allocated from {@code alloc}. */
     public static XdrPayload newPayload(ByteBufAllocator alloc) {
         ObjectUtil.checkNotNull(alloc, "alloc");
         List<ByteBuf> segments = new ArrayList<>(2);
-        segments.add(alloc.buffer());
+        // Segments are allocated on first write: empty payloads (void results) cost no buffer.
+        segments.add(Unpooled.EMPTY_BUFFER);
         return new XdrPayload(alloc, segments, new ArrayList<>(0));
     }
 
@@ -105,13 +107,24 @@ public final class XdrPayload extends AbstractReferenceCounted {
      */
     public XdrPayload writeDdpOpaque(ByteBuf data) {
         ObjectUtil.checkNotNull(data, "data");
-        segments.get(segments.size() - 1).writeInt(data.readableBytes());
+        writableSegment().writeInt(data.readableBytes());
         // The item's data starts right after its length word (RFC 8166 §3.4.5).
         items.add(new DdpItem(inlineLength(), data));
-        ByteBuf next = alloc.buffer();
-        segments.add(next);
-        writer.target(next);
+        segments.add(Unpooled.EMPTY_BUFFER);
+        writer.target(Unpooled.EMPTY_BUFFER);
         return this;
+    }
+
+    /** The current (last) segment, allocated if it is still the empty placeholder. */
+    ByteBuf writableSegment() {
+        int last = segments.size() - 1;
+        ByteBuf current = segments.get(last);
+        if (current == Unpooled.EMPTY_BUFFER) {
+            current = alloc.buffer();
+            segments.set(last, current);
+            writer.target(current);
+        }
+        return current;
     }
 
     /** Length of the fully-inline XDR encoding (segments, item data and pads). */

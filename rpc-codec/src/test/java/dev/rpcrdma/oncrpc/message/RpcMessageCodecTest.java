@@ -34,6 +34,8 @@ class RpcMessageCodecTest {
         RpcCall call = new RpcCall(0x80000001, 100003, 3, 6, sys.toOpaqueAuth()).withReplyHints(65536, 70000);
         XdrPayload args = XdrPayload.newPayload(ALLOC);
         args.writer().writeString("args");
+        // 6 words, AUTH_SYS cred (8 + 44 bytes), AUTH_NONE verf (8).
+        assertEquals(6 * 4 + 8 + 44 + 8, RpcMessageCodec.headerLength(call));
         InboundRpcMessage in = roundTrip(call, args);
         try {
             RpcCall decoded = assertInstanceOf(RpcCall.class, in.header());
@@ -68,6 +70,12 @@ class RpcMessageCodecTest {
             RpcReply.authError(9, AuthStat.AUTH_TOOWEAK),
         };
         for (RpcReply reply : replies) {
+            OutboundRpcMessage probe = new OutboundRpcMessage(reply, XdrPayload.newPayload(ALLOC));
+            ByteBuf bytes = RpcMessageCodec.encodeInline(ALLOC, probe, 4);
+            assertEquals(RpcMessageCodec.headerLength(reply), bytes.readableBytes(), reply.toString());
+            assertEquals(4, bytes.readerIndex());
+            bytes.release();
+            probe.release();
             InboundRpcMessage in = roundTrip(reply, XdrPayload.newPayload(ALLOC));
             try {
                 RpcReply d = assertInstanceOf(RpcReply.class, in.header());
@@ -90,6 +98,7 @@ class RpcMessageCodecTest {
         OutboundRpcMessage out = new OutboundRpcMessage(RpcReply.rpcMismatch(0x1234, 2, 2),
                 XdrPayload.newPayload(ALLOC));
         ByteBuf wire = RpcMessageCodec.encodeInline(ALLOC, out);
+        assertEquals(wire.readableBytes(), RpcMessageCodec.headerLength(out.header()));
         out.release();
         ByteBuf expected = Unpooled.buffer();
         // xid, REPLY, MSG_DENIED, RPC_MISMATCH, low, high.

@@ -102,6 +102,20 @@ class RecordMarkingTest {
     }
 
     @Test
+    void encoderWritesASingleFragmentMarkInTheHeadroomWithoutCopying() {
+        EmbeddedChannel ch = new EmbeddedChannel(new RecordMarkingEncoder(1024));
+        ByteBuf msg = Unpooled.buffer(64).writeZero(RecordMarkingEncoder.HEADROOM).writeInt(0x01020304);
+        msg.readerIndex(RecordMarkingEncoder.HEADROOM);
+        ch.writeOutbound(msg);
+        ByteBuf out = ch.readOutbound();
+        assertTrue(out == msg, "in place");
+        assertEquals(0x8000_0000 | 4, out.readInt());
+        assertEquals(0x01020304, out.readInt());
+        out.release();
+        assertFalse(ch.finish());
+    }
+
+    @Test
     void encoderAndDecoderAgreeOnLargeRecords() {
         RpcStats stats = new RpcStats();
         EmbeddedChannel enc = new EmbeddedChannel(new RecordMarkingEncoder(1000));
