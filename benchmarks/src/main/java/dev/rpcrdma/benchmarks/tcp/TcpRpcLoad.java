@@ -1,0 +1,231 @@
+package dev.rpcrdma.benchmarks.tcp;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Loopback TCP load program: our ONC RPC stack (rpc-codec on Netty) against dCache oncrpc4j 3.4.2.
+ *
+ * <p>Each stack serves program {@code 0x2004F001} version 1 on 127.0.0.1 (procedure 0 NULL, procedure 1 ECHO:
+ * {@code opaque<>} in, the same {@code opaque<>} out) and is driven by its own client library: our client against
+ * our server, oncrpc4j's client against oncrpc4j's server. Four measurements per stack:
+ * <ul>
+ *   <li>NULL and 1 KiB ECHO, 1 client, one call at a time: median (p50) round-trip time;</li>
+ *   <li>NULL and 1 KiB ECHO, 8 concurrent clients (8 connections, one thread and one outstanding call each):
+ *       completed calls per second.</li>
+ * </ul>
+ * Runs are interleaved (each round measures both stacks, in alternating order, each after a short unmeasured
+ * settle) after a warm-up; the program prints
+ * the median over the rounds and the ratio ours / oncrpc4j. Server handlers run on the I/O threads in both stacks
+ * (Netty event loop; oncrpc4j's same-thread I/O strategy). Bounded in time: about
+ * {@code 2 stacks x 4 measurements x rounds x seconds} plus warm-up.
+ *
+ * <p>Usage (from the repository root, after {@code mvn -B -q install -DskipTests}):
+ * <pre>
+ *   java -cp "$(cat benchmarks/target/classpath.txt):benchmarks/target/classes" \
+ *       dev.rpcrdma.benchmarks.tcp.TcpRpcLoad [--rounds 5] [--seconds 1.0] [--transport nio|epoll]
+ * </pre>
+ * ({@code mvn -pl benchmarks dependency:build-classpath -Dmdep.outputFile=target/classpath.txt} writes the class
+ * path). {@code --transport} selects the Netty transport for our stack; oncrpc4j always uses Grizzly NIO.
+ * Loopback only; on a shared machine the absolute numbers move, the interleaved ratios are what to read.
+ */
+public final class TcpRpcLoad {
+
+    static final int PROG = 0x2004F001;
+    static final int VERS = 1;
+    static final int PROC_NULL = 0;
+    static final int PROC_ECHO = 1;
+    static final int ECHO_SIZE = 1024;
+    static final int CONCURRENT_CLIENTS = 8;
+
+    /** One RPC stack: a server plus connections of its own client. */
+    interface Stack {
+        String name();
+
+        /** Stops the server and its threads. */
+        void shutdown() throws Exception;
+
+        /** Opens a new client connection to this stack's server. */
+        Caller connect() throws Exception;
+    }
+
+    /** A synchronous client connection. */
+    interface Caller {
+        void callNull() throws Exception;
+
+        /** Closes the connection. */
+        void shutdown() throws Exception;
+
+        byte[] echo(byte[] data) throws Exception;
+    }
+
+    private enum Op {
+        NULL, ECHO_1K
+    }
+
+    private TcpRpcLoad() {
+    }
+
+    /** Runs the load; see the class documentation for the arguments. */
+    public static void main(String[] args) throws Exception {
+        int rounds = 5;
+        double seconds = 1.0;
+        String transport = "nio";
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--rounds":
+                    rounds = Integer.parseInt(args[++i]);
+                    break;
+                case "--seconds":
+                    seconds = Double.parseDouble(args[++i]);
+                    break;
+                case "--transport":
+                    transport = args[++i];
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown argument " + args[i]);
+            }
+        }
+        long measureNanos = (long) (seconds * 1e9);
+        Stack ours = new OursStack("epoll".equals(transport));
+        Stack theirs = new Oncrpc4jStack();
+        try {
+            Stack[] stacks = {ours, theirs};
+            Caller[][] callers = new Caller[2][CONCURRENT_CLIENTS];
+            for (int s = 0; s < 2; s++) {
+                for (int c = 0; c < CONCURRENT_CLIENTS; c++) {
+                    callers[s][c] = stacks[s].connect();
+                }
+                verify(stacks[s], callers[s][0]);
+            }
+            // [stack][metric][round]; metrics: 0 NULL p50 us, 1 ECHO p50 us, 2 NULL calls/s, 3 ECHO calls/s.
+            double[][][] results = new double[2][4][rounds];
+            System.out.printf(Locale.ROOT, "warm-up (%s transport for ours)...%n", transport);
+            for (int s = 0; s < 2; s++) {
+                latencyP50(callers[s][0], Op.ECHO_1K, measureNanos);
+                throughput(callers[s], Op.NULL, measureNanos);
+            }
+            for (int r = 0; r < rounds; r++) {
+                for (int k = 0; k < 2; k++) {
+                    int s = (r + k) % 2;
+                    // Let the stack's threads settle after the other stack ran (not measured).
+                    latencyP50(callers[s][0], Op.NULL, measureNanos / 5);
+                    results[s][0][r] = latencyP50(callers[s][0], Op.NULL, measureNanos);
+                    results[s][1][r] = latencyP50(callers[s][0], Op.ECHO_1K, measureNanos);
+                    results[s][2][r] = throughput(callers[s], Op.NULL, measureNanos);
+                    results[s][3][r] = throughput(callers[s], Op.ECHO_1K, measureNanos);
+                }
+                System.out.printf(Locale.ROOT, "round %d/%d done%n", r + 1, rounds);
+            }
+            for (Caller[] row : callers) {
+                for (Caller c : row) {
+                    c.shutdown();
+                }
+            }
+            String[] metrics = {"NULL, 1 client, p50 round trip (us)", "ECHO 1 KiB, 1 client, p50 round trip (us)",
+                "NULL, 8 clients (calls/s)", "ECHO 1 KiB, 8 clients (calls/s)"};
+            System.out.printf(Locale.ROOT, "%nmedian of %d interleaved rounds of %.1f s, loopback TCP%n", rounds,
+                    seconds);
+            System.out.printf(Locale.ROOT, "%-44s %14s %14s %16s%n", "measurement", ours.name(), theirs.name(),
+                    "ours/oncrpc4j");
+            for (int m = 0; m < 4; m++) {
+                double a = median(results[0][m]);
+                double b = median(results[1][m]);
+                System.out.printf(Locale.ROOT, "%-44s %14.1f %14.1f %16.2f%n", metrics[m], a, b, a / b);
+            }
+            System.out.println("(latency: lower is better; calls/s: higher is better)");
+        } finally {
+            ours.shutdown();
+            theirs.shutdown();
+        }
+    }
+
+    private static void verify(Stack stack, Caller caller) throws Exception {
+        caller.callNull();
+        byte[] data = new byte[ECHO_SIZE];
+        ThreadLocalRandom.current().nextBytes(data);
+        if (!Arrays.equals(data, caller.echo(data))) {
+            throw new IllegalStateException(stack.name() + " echo returned different bytes");
+        }
+    }
+
+    private static void once(Caller caller, Op op, byte[] data) throws Exception {
+        if (op == Op.NULL) {
+            caller.callNull();
+        } else if (caller.echo(data).length != data.length) {
+            throw new IllegalStateException("short echo");
+        }
+    }
+
+    private static double latencyP50(Caller caller, Op op, long nanos) throws Exception {
+        byte[] data = new byte[ECHO_SIZE];
+        long[] samples = new long[1 << 20];
+        int n = 0;
+        long end = System.nanoTime() + nanos;
+        long now;
+        do {
+            long start = System.nanoTime();
+            once(caller, op, data);
+            now = System.nanoTime();
+            if (n < samples.length) {
+                samples[n++] = now - start;
+            }
+        } while (now < end);
+        Arrays.sort(samples, 0, n);
+        return samples[n / 2] / 1000.0;
+    }
+
+    private static double throughput(Caller[] callers, Op op, long nanos) throws Exception {
+        LongAdder calls = new LongAdder();
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch ready = new CountDownLatch(callers.length);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        List<Exception> errors = new ArrayList<>();
+        for (Caller caller : callers) {
+            Thread t = new Thread(() -> {
+                byte[] data = new byte[ECHO_SIZE];
+                ready.countDown();
+                try {
+                    go.await();
+                    while (!stop.get()) {
+                        once(caller, op, data);
+                        calls.increment();
+                    }
+                } catch (Exception e) {
+                    synchronized (errors) {
+                        errors.add(e);
+                    }
+                }
+            });
+            t.start();
+            threads.add(t);
+        }
+        ready.await();
+        long start = System.nanoTime();
+        go.countDown();
+        Thread.sleep(nanos / 1_000_000);
+        long counted = calls.sum();
+        long elapsed = System.nanoTime() - start;
+        stop.set(true);
+        for (Thread t : threads) {
+            t.join();
+        }
+        if (!errors.isEmpty()) {
+            throw errors.get(0);
+        }
+        return counted * 1e9 / elapsed;
+    }
+
+    private static double median(double[] values) {
+        double[] v = values.clone();
+        Arrays.sort(v);
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+}
