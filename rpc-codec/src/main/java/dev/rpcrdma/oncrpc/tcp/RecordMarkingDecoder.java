@@ -2,19 +2,19 @@ package dev.rpcrdma.oncrpc.tcp;
 
 import dev.rpcrdma.oncrpc.RpcStats;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
  * RFC 5531 §11 record marking: reassembles records from fragments (4-byte header, high bit = last fragment,
  * low 31 bits = fragment length) and emits each record as one {@link ByteBuf} (the next handler releases it).
+ * A single-fragment record is a zero-copy slice; the fragments of a multi-fragment record are copied into one
+ * buffer as they complete (so many tiny fragments cost no per-fragment objects; empty fragments cost nothing).
  *
  * <p>A fragment that would make the record exceed {@code maxRecordSize} is refused from its header alone, before
  * any of its bytes are accumulated: logged, counted in {@link RpcStats#oversizedRecords()}, the connection is
@@ -30,7 +30,8 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
 
     private final int maxRecordSize;
     private final RpcStats stats;
-    private final List<ByteBuf> fragments = new ArrayList<>(2);
+    /** Data of the earlier fragments of a multi-fragment record (copied: one buffer, bounded by the maximum). */
+    private ByteBuf partial;
     private int recordLength;
     private boolean refused;
 
@@ -44,8 +45,10 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         while (!refused && in.readableBytes() >= 4) {
             int mark = in.getInt(in.readerIndex());
-            long fragmentLength = mark & ~LAST_FRAGMENT;
-            if (recordLength + fragmentLength > maxRecordSize) {
+            int fragmentLength = mark & ~LAST_FRAGMENT;
+            boolean last = (mark & LAST_FRAGMENT) != 0;
+            // Checked from the header alone, before the fragment's bytes are waited for or kept.
+            if ((long) recordLength + fragmentLength > maxRecordSize) {
                 refuse(ctx, in, fragmentLength);
                 return;
             }
@@ -53,26 +56,24 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
                 return;
             }
             in.skipBytes(4);
-            fragments.add(in.readRetainedSlice((int) fragmentLength));
-            recordLength += (int) fragmentLength;
-            if ((mark & LAST_FRAGMENT) != 0) {
-                out.add(takeRecord(ctx));
+            if (last && partial == null) {
+                // The common case: a single-fragment record, passed on without copying.
+                out.add(in.readRetainedSlice(fragmentLength));
+                continue;
+            }
+            if (fragmentLength > 0) {
+                if (partial == null) {
+                    partial = ctx.alloc().buffer(fragmentLength, maxRecordSize);
+                }
+                partial.writeBytes(in, fragmentLength);
+                recordLength += fragmentLength;
+            }
+            if (last) {
+                out.add(partial);
+                partial = null;
+                recordLength = 0;
             }
         }
-    }
-
-    private ByteBuf takeRecord(ChannelHandlerContext ctx) {
-        ByteBuf record;
-        if (fragments.size() == 1) {
-            record = fragments.get(0);
-        } else {
-            CompositeByteBuf composite = ctx.alloc().compositeBuffer(fragments.size());
-            composite.addComponents(true, fragments);
-            record = composite;
-        }
-        fragments.clear();
-        recordLength = 0;
-        return record;
     }
 
     private void refuse(ChannelHandlerContext ctx, ByteBuf in, long fragmentLength) {
@@ -81,7 +82,7 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
         logger.warn("{} RPC record fragment of {} bytes would make the record {} bytes, over the maximum {}: "
                 + "closing the connection (RFC 5531 §11)", ctx.channel(), fragmentLength,
                 recordLength + fragmentLength, maxRecordSize);
-        releaseFragments();
+        releasePartial();
         in.skipBytes(in.readableBytes());
         ctx.close();
     }
@@ -91,25 +92,25 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
         if (!refused) {
             decode(ctx, in, out);
         }
-        if (!refused && (in.isReadable() || !fragments.isEmpty())) {
+        if (!refused && (in.isReadable() || partial != null)) {
             stats.recordTruncatedRecord();
             logger.warn("{} connection ended inside an RPC record ({} bytes reassembled, {} bytes of an incomplete "
                     + "fragment): discarded", ctx.channel(), recordLength, in.readableBytes());
             in.skipBytes(in.readableBytes());
-            releaseFragments();
+            releasePartial();
         }
     }
 
     @Override
     protected void handlerRemoved0(ChannelHandlerContext ctx) {
-        releaseFragments();
+        releasePartial();
     }
 
-    private void releaseFragments() {
-        for (ByteBuf f : fragments) {
-            f.release();
+    private void releasePartial() {
+        if (partial != null) {
+            partial.release();
+            partial = null;
         }
-        fragments.clear();
         recordLength = 0;
     }
 }

@@ -44,6 +44,34 @@ class RecordMarkingTest {
     }
 
     @Test
+    void manyEmptyAndTinyFragmentsMakeOneRecord() {
+        RpcStats stats = new RpcStats();
+        EmbeddedChannel ch = new EmbeddedChannel(new RecordMarkingDecoder(100, stats));
+        ByteBuf wire = Unpooled.buffer();
+        for (int i = 0; i < 10_000; i++) {
+            wire.writeInt(0);
+        }
+        for (int i = 0; i < 100; i++) {
+            wire.writeBytes(fragment(false, i));
+        }
+        wire.writeBytes(fragment(true));
+        ch.writeInbound(wire);
+        ByteBuf record = ch.readInbound();
+        assertEquals(100, record.readableBytes());
+        assertEquals(99, record.getByte(99));
+        record.release();
+        // One more byte in tiny fragments would exceed the maximum: refused.
+        ByteBuf over = Unpooled.buffer();
+        for (int i = 0; i < 101; i++) {
+            over.writeBytes(fragment(false, i));
+        }
+        ch.writeInbound(over);
+        assertFalse(ch.isOpen());
+        assertEquals(1, stats.oversizedRecords());
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
     void fragmentLongerThanTheMaxRecordClosesBeforeAccumulating() {
         RpcStats stats = new RpcStats();
         EmbeddedChannel ch = new EmbeddedChannel(new RecordMarkingDecoder(1024, stats));
