@@ -6,9 +6,6 @@ public final class Xdr {
     /** RFC 4506 §3: every item occupies a multiple of four bytes. */
     public static final int UNIT = 4;
 
-    /** An XDR length word is an unsigned 32-bit integer, but no Java buffer holds more than this. */
-    public static final int MAX_LENGTH = Integer.MAX_VALUE - UNIT;
-
     private Xdr() {
     }
 

@@ -148,6 +148,9 @@ class RpcbindInteropTest {
         int port = ((InetSocketAddress) server.localAddress()).getPort();
         String rpcinfo = LocalRpcbind.rpcinfo().toString();
         String progText = Integer.toString(prog);
+        // Leftovers of an interrupted earlier run (rpcbind -w restores registrations) would make SET fail.
+        rpcbind.rpcbUnset(prog, 1, "").get(10, TimeUnit.SECONDS);
+        rpcbind.rpcbUnset(prog, 2, "").get(10, TimeUnit.SECONDS);
         try {
             // Version 1 through portmapper v2 PMAPPROC_SET, version 2 through rpcbind v4 RPCBPROC_SET.
             assertTrue(rpcbind.pmapSet(new PortMapping(prog, 1, PortMapping.IPPROTO_TCP, port))
