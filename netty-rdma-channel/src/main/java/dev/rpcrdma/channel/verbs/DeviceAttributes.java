@@ -23,6 +23,24 @@ public record DeviceAttributes(
         int maxMw,
         int physPortCnt) {
 
+    /** rxe reports this vendor id ({@code RXE_VENDOR_ID}). */
+    static final int SOFT_ROCE_VENDOR_ID = 0xFFFFFF;
+
+    /** Whether this is Soft-RoCE (rxe), whose quirks the bindings must work around. */
+    public boolean isSoftRoce() {
+        return vendorId == SOFT_ROCE_VENDOR_ID && vendorPartId == 0;
+    }
+
+    /**
+     * The {@code wc_flags} bit that marks a receive completed by a Send With Invalidate on this device:
+     * {@code IBV_WC_WITH_INV} (1 << 3), except on rxe, which copies the KERNEL's {@code IB_WC_WITH_INVALIDATE}
+     * (1 << 2) into the user-space completion (Linux rxe_resp.c do_complete; rdma-core's rxe provider copies the
+     * completion verbatim). Pass it to {@link WorkCompletions#WorkCompletions(int, int)}.
+     */
+    public int wcWithInvalidateFlag() {
+        return isSoftRoce() ? Verbs.SOFT_ROCE_WC_WITH_INV : IbvConstants.IBV_WC_WITH_INV;
+    }
+
     /** Whether the device supports type-2 memory windows (bind by work request, remote invalidation). */
     public boolean supportsType2MemoryWindows() {
         return maxMw > 0 && (deviceCapFlags & (IbvConstants.IBV_DEVICE_MEM_WINDOW_TYPE_2A

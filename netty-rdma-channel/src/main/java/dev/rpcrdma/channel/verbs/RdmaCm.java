@@ -264,7 +264,11 @@ public final class RdmaCm {
         check("rdma_reject", lib().rdma_reject(handle("id", id), len == 0 ? null : privateData, (byte) len));
     }
 
-    /** Starts disconnecting (moves the QP to error, flushing its work requests); both sides get DISCONNECTED. */
+    /**
+     * Starts disconnecting (moves the QP to error, flushing its work requests). The side that calls it first
+     * sends a DREQ; the peer gets DISCONNECTED and must call {@code disconnect} too (that sends the DREP), after
+     * which the first side gets DISCONNECTED; otherwise the first side waits for the DREQ to time out.
+     */
     public static void disconnect(long id) throws NativeCallException {
         check("rdma_disconnect", lib().rdma_disconnect(handle("id", id)));
     }

@@ -114,7 +114,8 @@ public final class SendWorkRequests implements AutoCloseable {
 
     /**
      * Sets {@code bind_mw} for {@code IBV_WR_BIND_MW} (type-2 window): binds {@code mw} with {@code newRkey}
-     * (normally {@code Verbs.incRkey(Verbs.mwRkey(mw))}) to {@code [addr, addr + length)} of {@code mr}, which
+     * (first bind: {@code Verbs.incRkey(Verbs.mwRkey(mw))}; later binds: {@code incRkey} of the
+     * rkey last bound, which the caller tracks because rxe does not update {@code ibv_mw->rkey}) to {@code [addr, addr + length)} of {@code mr}, which
      * must be registered with {@code IBV_ACCESS_MW_BIND}.
      */
     public SendWorkRequests bindMw(int index, long mw, int newRkey, long mr, long addr, long length, int mwAccessFlags) {

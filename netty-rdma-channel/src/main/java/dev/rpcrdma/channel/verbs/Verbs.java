@@ -29,6 +29,13 @@ import java.util.List;
  * fd was made non-blocking with {@link Posix#setNonBlocking(int)}.
  */
 public final class Verbs {
+    /**
+     * The bit rxe sets in {@code wc_flags} for a receive completed by Send With Invalidate: the kernel's
+     * {@code IB_WC_WITH_INVALIDATE}, which rxe leaks to user space instead of {@code IBV_WC_WITH_INV} (1 << 3);
+     * in user-space terms it collides with {@code IBV_WC_IP_CSUM_OK}. See {@link DeviceAttributes#wcWithInvalidateFlag()}.
+     */
+    public static final int SOFT_ROCE_WC_WITH_INV = 1 << 2;
+
     private Verbs() {
     }
 
@@ -227,7 +234,11 @@ public final class Verbs {
         checkErrnoResult("ibv_dealloc_mw", NativeCalls.invokeInt1(NativeCalls.INT_PTR, fn, mw));
     }
 
-    /** The window's current rkey (updated by the provider when a bind completes). */
+    /**
+     * The window's rkey as allocated ({@code ibv_mw->rkey}). For type-2 windows the provider (rxe) does NOT
+     * update it when an {@code IBV_WR_BIND_MW} completes: the caller must remember the rkey it bound with and
+     * derive the next one from that ({@link #incRkey(int)}).
+     */
     public static int mwRkey(long mw) {
         return IO.getInt(handle("mw", mw) + IbvMw.RKEY);
     }

@@ -13,12 +13,26 @@ public final class WorkCompletions implements AutoCloseable {
     private final NativeMemory memory;
     private final long base;
     private final int capacity;
+    private final int withInvalidateFlag;
 
+    /** {@code capacity} completions of a device that follows verbs.h for {@code IBV_WC_WITH_INV}. */
     public WorkCompletions(int capacity) {
+        this(capacity, IbvConstants.IBV_WC_WITH_INV);
+    }
+
+    /**
+     * {@code capacity} completions of a device whose "received with invalidate" bit is {@code withInvalidateFlag}
+     * (from {@link DeviceAttributes#wcWithInvalidateFlag()}: rxe differs from verbs.h).
+     */
+    public WorkCompletions(int capacity, int withInvalidateFlag) {
         if (capacity <= 0) {
             throw new IllegalArgumentException("capacity: " + capacity + " (expected: > 0)");
         }
+        if (Integer.bitCount(withInvalidateFlag) != 1) {
+            throw new IllegalArgumentException("withInvalidateFlag: " + withInvalidateFlag + " (expected: one bit)");
+        }
         this.capacity = capacity;
+        this.withInvalidateFlag = withInvalidateFlag;
         memory = NativeMemory.allocate((long) capacity * IbvWc.SIZE);
         base = memory.address();
     }
@@ -82,6 +96,19 @@ public final class WorkCompletions implements AutoCloseable {
     /** Or of {@code IBV_WC_WITH_IMM}, {@code IBV_WC_WITH_INV}, ... */
     public int wcFlags(int index) {
         return IO.getInt(wc(index) + IbvWc.WC_FLAGS);
+    }
+
+    /**
+     * Whether receive completion {@code index} was a Send With Invalidate; {@link #invalidatedRkey(int)} is then
+     * the rkey the peer invalidated. Uses the device's flag bit (see the constructor).
+     */
+    public boolean withInvalidate(int index) {
+        return (opcode(index) & IbvConstants.IBV_WC_RECV) != 0 && (wcFlags(index) & withInvalidateFlag) != 0;
+    }
+
+    /** Whether receive completion {@code index} carries immediate data ({@link #immData(int)}). */
+    public boolean withImm(int index) {
+        return (wcFlags(index) & IbvConstants.IBV_WC_WITH_IMM) != 0;
     }
 
     @Override

@@ -9,7 +9,9 @@ import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_RDMA_WRITE;
 import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_SEND_WITH_IMM;
 import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_SEND_WITH_INV;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.kenai.jffi.MemoryIO;
 import org.junit.jupiter.api.Test;
@@ -153,6 +155,25 @@ class WorkRequestFlyweightsTest {
             assertEquals(IBV_WC_WITH_INV, wcs.wcFlags(1));
             assertEquals(0, wcs.wrId(0), "allocated zeroed");
             assertThrows(IndexOutOfBoundsException.class, () -> wcs.status(2));
+        }
+    }
+
+    @Test
+    void withInvalidateUsesTheDevicesFlagBit() {
+        try (WorkCompletions standard = new WorkCompletions(1);
+             WorkCompletions rxe = new WorkCompletions(1, Verbs.SOFT_ROCE_WC_WITH_INV)) {
+            for (WorkCompletions wcs : new WorkCompletions[] {standard, rxe}) {
+                IO.putInt(wcs.address() + 12, IbvConstants.IBV_WC_RECV);
+            }
+            IO.putInt(standard.address() + 36, IBV_WC_WITH_INV | IbvConstants.IBV_WC_GRH);
+            IO.putInt(rxe.address() + 36, Verbs.SOFT_ROCE_WC_WITH_INV | IbvConstants.IBV_WC_GRH);
+            assertTrue(standard.withInvalidate(0));
+            assertTrue(rxe.withInvalidate(0));
+            IO.putInt(rxe.address() + 36, IBV_WC_WITH_INV);
+            assertFalse(rxe.withInvalidate(0), "rxe never sets 1 << 3; only its own bit counts");
+            IO.putInt(standard.address() + 12, IbvConstants.IBV_WC_SEND);
+            assertFalse(standard.withInvalidate(0), "only receives are invalidating");
+            assertThrows(IllegalArgumentException.class, () -> new WorkCompletions(1, 0b110));
         }
     }
 

@@ -1,0 +1,222 @@
+package dev.rpcrdma.channel.verbs;
+
+import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_ACCESS_REMOTE_READ;
+import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_ACCESS_REMOTE_WRITE;
+import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_QPS_ERR;
+import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_QPS_RTS;
+import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_BIND_MW;
+import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_RDMA_READ;
+import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_RDMA_WRITE;
+import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_RECV;
+import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_REM_ACCESS_ERR;
+import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_SEND;
+import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_SUCCESS;
+import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_WITH_INV;
+import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_WR_FLUSH_ERR;
+import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_BIND_MW;
+import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_RDMA_READ;
+import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_RDMA_WRITE;
+import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_SEND;
+import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_SEND_WITH_INV;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.rpcrdma.channel.Rdma;
+import dev.rpcrdma.channel.verbs.Endpoint.Wc;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bindings against a real device: Soft-RoCE {@code rxe0} at 192.0.2.1 in the test VM (tools/vm). Two RDMA-CM
+ * ids in one JVM connect with private data each way; Send/Recv, RDMA WRITE, RDMA READ, a type-2 memory window
+ * bound by work request and invalidated by the peer's Send With Invalidate, and invalid-rkey error completions,
+ * all checked byte for byte, with completions reaped by polling and through the completion channel. Each
+ * scenario runs twice in the same JVM to show that teardown leaves nothing behind.
+ */
+@Tag("rdma-device")
+class SoftRoceVerbsTest {
+    static InetAddress address;
+    static String device;
+
+    @BeforeAll
+    static void requireRdma() throws UnknownHostException {
+        Rdma.ensureAvailability(); // in the VM this must hold; fail (not skip) otherwise
+        address = InetAddress.getByName(System.getenv().getOrDefault("VM_RDMA_ADDR", "192.0.2.1"));
+        device = System.getenv().getOrDefault("VM_RDMA_DEVICE", "rxe0");
+    }
+
+    @Test
+    void deviceIsListedAndSupportsType2MemoryWindows() throws Exception {
+        assertTrue(Rdma.isAvailable());
+        assertTrue(Verbs.deviceNames().contains(device), "devices: " + Verbs.deviceNames());
+        long context = Verbs.openDevice(device);
+        try {
+            DeviceAttributes attributes = Verbs.queryDevice(context);
+            assertTrue(attributes.supportsType2MemoryWindows(), attributes.toString());
+            assertTrue(attributes.maxQpRdAtom() > 0 && attributes.maxSge() >= 2, attributes.toString());
+            assertEquals(1, attributes.physPortCnt());
+        } finally {
+            Verbs.closeDevice(context);
+        }
+        NativeCallException e = assertThrows(NativeCallException.class, () -> Verbs.openDevice("nosuchdev9"));
+        assertEquals("ibv_open_device", e.call());
+    }
+
+    @Test
+    void cmFailuresNameTheCallAndErrnoText() throws Exception {
+        long channel = RdmaCm.createEventChannel();
+        long id = RdmaCm.createId(channel, 0, RdmaCmConstants.RDMA_PS_TCP);
+        try {
+            // TEST-NET-3: no route, so no RDMA device can reach it.
+            NativeCallException e = assertThrows(NativeCallException.class, () -> RdmaCm.resolveAddr(id, null,
+                    new InetSocketAddress(InetAddress.getByName("203.0.113.7"), 20049), 1000));
+            assertEquals("rdma_resolve_addr", e.call());
+            assertEquals(101, e.errno(), e.getMessage());
+            assertEquals("rdma_resolve_addr failed: Network is unreachable (errno 101)", e.getMessage());
+            // TEST-NET-2 is not an address of this host.
+            NativeCallException b = assertThrows(NativeCallException.class,
+                    () -> RdmaCm.bindAddr(id, new InetSocketAddress(InetAddress.getByName("198.51.100.1"), 0)));
+            assertEquals("rdma_bind_addr", b.call());
+            assertTrue(b.getMessage().contains(Posix.strerror(b.errno())), b.getMessage());
+        } finally {
+            RdmaCm.destroyId(id);
+            RdmaCm.destroyEventChannel(channel);
+        }
+    }
+
+    @RepeatedTest(2)
+    void sendRecvWriteReadAndRemoteInvalidationOfAMemoryWindow() throws Exception {
+        Random random = new Random(42);
+        try (Loopback c = Loopback.connect(address)) {
+            Endpoint client = c.client;
+            Endpoint server = c.server;
+            assertEquals(IBV_QPS_RTS, Verbs.queryQpState(client.qp));
+            // A non-blocking completion channel reports "no event" instead of blocking.
+            Posix.setNonBlocking(Verbs.compChannelFd(client.compChannel));
+            assertEquals(0, Verbs.getCqEvent(client.compChannel));
+
+            // Send / Recv: receive reaped through the completion channel, send completion by polling.
+            byte[] message = bytes(random, 64);
+            server.postRecv(100, 4096, 256);
+            client.write(0, message);
+            client.postSend(1, IBV_WR_SEND, (w, i) -> w.addSge(i, client.addr(0), 64, client.lkey()));
+            assertOk(client.pollOne(), 1, IBV_WC_SEND);
+            Wc recv = server.awaitOneByChannel();
+            assertOk(recv, 100, IBV_WC_RECV);
+            assertTrue(!recv.withInvalidate(), "plain send: " + recv);
+            assertEquals(64, recv.byteLen());
+            assertEquals(Verbs.qpNum(server.qp), recv.qpNum());
+            assertArrayEquals(message, server.read(4096, 64));
+
+            // RDMA WRITE into the server's MR; requester completion through the channel.
+            byte[] written = bytes(random, 4096);
+            client.write(8192, written);
+            client.postSend(2, IBV_WR_RDMA_WRITE, (w, i) -> w.addSge(i, client.addr(8192), 4096, client.lkey())
+                    .rdma(i, server.addr(16384), server.rkey()));
+            assertOk(client.awaitOneByChannel(), 2, IBV_WC_RDMA_WRITE);
+            assertArrayEquals(written, server.read(16384, 4096));
+
+            // RDMA READ from the server's MR, two SGEs on the client side.
+            byte[] source = bytes(random, 4096);
+            server.write(24576, source);
+            client.postSend(3, IBV_WR_RDMA_READ, (w, i) -> w.addSge(i, client.addr(32768), 1000, client.lkey())
+                    .addSge(i, client.addr(36864), 3096, client.lkey())
+                    .rdma(i, server.addr(24576), server.rkey()));
+            assertOk(client.pollOne(), 3, IBV_WC_RDMA_READ);
+            byte[] read = new byte[4096];
+            System.arraycopy(client.read(32768, 1000), 0, read, 0, 1000);
+            System.arraycopy(client.read(36864, 3096), 0, read, 1000, 3096);
+            assertArrayEquals(source, read);
+
+            // Type-2 memory window over [40960, 45056) of the server's MR, bound by a work request.
+            long mw = server.allocMw();
+            int windowRkey = Verbs.incRkey(Verbs.mwRkey(mw));
+            server.postSend(4, IBV_WR_BIND_MW, (w, i) -> w.bindMw(i, mw, windowRkey, server.mr, server.addr(40960),
+                    4096, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE));
+            assertOk(server.pollOne(), 4, IBV_WC_BIND_MW);
+            assertNotEquals(server.rkey(), windowRkey);
+            byte[] throughWindow = bytes(random, 4096);
+            client.write(8192, throughWindow);
+            client.postSend(5, IBV_WR_RDMA_WRITE, (w, i) -> w.addSge(i, client.addr(8192), 4096, client.lkey())
+                    .rdma(i, server.addr(40960), windowRkey));
+            assertOk(client.pollOne(), 5, IBV_WC_RDMA_WRITE);
+            assertArrayEquals(throughWindow, server.read(40960, 4096));
+
+            // Send With Invalidate: the peer invalidates the window's rkey; the receive completion says so.
+            byte[] reply = bytes(random, 32);
+            client.write(512, reply);
+            server.postRecv(101, 4096 + 256, 256);
+            client.postSend(6, IBV_WR_SEND_WITH_INV, (w, i) -> w.addSge(i, client.addr(512), 32, client.lkey())
+                    .invalidateRkey(i, windowRkey));
+            assertOk(client.pollOne(), 6, IBV_WC_SEND);
+            Wc invalidated = server.awaitOneByChannel();
+            assertOk(invalidated, 101, IBV_WC_RECV);
+            assertTrue(invalidated.withInvalidate(), "with invalidate: " + invalidated);
+            // rxe sets the kernel's IB_WC_WITH_INVALIDATE (1 << 2), not verbs.h's IBV_WC_WITH_INV (1 << 3).
+            int expectedFlag = server.device.isSoftRoce() ? Verbs.SOFT_ROCE_WC_WITH_INV : IBV_WC_WITH_INV;
+            assertEquals(expectedFlag, invalidated.wcFlags() & (IBV_WC_WITH_INV | Verbs.SOFT_ROCE_WC_WITH_INV),
+                    invalidated.toString());
+            assertEquals(windowRkey, invalidated.invalidatedRkey(), invalidated.toString());
+            assertEquals(32, invalidated.byteLen());
+            assertArrayEquals(reply, server.read(4096 + 256, 32));
+
+            // The invalidated rkey no longer grants access: remote access error, QP in error, memory untouched.
+            byte[] before = server.read(40960, 4096);
+            client.write(8192, bytes(random, 4096));
+            client.postSend(7, IBV_WR_RDMA_WRITE, (w, i) -> w.addSge(i, client.addr(8192), 4096, client.lkey())
+                    .rdma(i, server.addr(40960), windowRkey));
+            Wc denied = client.pollOne();
+            assertEquals(7, denied.wrId());
+            assertEquals(IBV_WC_REM_ACCESS_ERR, denied.status(), denied.toString());
+            assertEquals(IBV_QPS_ERR, Verbs.queryQpState(client.qp));
+            assertArrayEquals(before, server.read(40960, 4096));
+
+            c.disconnect();
+        }
+    }
+
+    @RepeatedTest(2)
+    void invalidRkeyGivesAnErrorCompletionAndFlushesTheQueuePair() throws Exception {
+        try (Loopback c = Loopback.connect(address)) {
+            Endpoint client = c.client;
+            Endpoint server = c.server;
+            int bogusRkey = server.rkey() + (0x7654 << 8); // no MR or MW with this index
+            client.postSend(1, IBV_WR_RDMA_READ, (w, i) -> w.addSge(i, client.addr(0), 128, client.lkey())
+                    .rdma(i, server.addr(0), bogusRkey));
+            Wc error = client.awaitOneByChannel();
+            assertEquals(1, error.wrId());
+            assertEquals(IBV_WC_REM_ACCESS_ERR, error.status(), error.toString());
+            assertEquals(IBV_QPS_ERR, Verbs.queryQpState(client.qp));
+            // Everything posted to a QP in error is flushed.
+            client.postSend(2, IBV_WR_SEND, (w, i) -> w.addSge(i, client.addr(0), 8, client.lkey()));
+            Wc flushed = client.pollOne();
+            assertEquals(2, flushed.wrId());
+            assertEquals(IBV_WC_WR_FLUSH_ERR, flushed.status(), flushed.toString());
+            List<Wc> rest = client.drain(200);
+            assertTrue(rest.isEmpty(), "unexpected completions: " + rest);
+            c.disconnect();
+        }
+    }
+
+    private static void assertOk(Wc wc, long wrId, int opcode) {
+        assertEquals(IBV_WC_SUCCESS, wc.status(), wc.toString());
+        assertEquals(wrId, wc.wrId(), wc.toString());
+        assertEquals(opcode, wc.opcode(), wc.toString());
+    }
+
+    private static byte[] bytes(Random random, int n) {
+        byte[] b = new byte[n];
+        random.nextBytes(b);
+        return b;
+    }
+}
