@@ -6,6 +6,8 @@ import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import dev.rpcrdma.oncrpc.xdr.XdrReader;
 import io.netty.util.internal.ObjectUtil;
 
+import java.net.Inet6Address;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -104,6 +106,21 @@ public final class RpcbindClient {
         XdrPayload args = client.newPayload();
         new RpcbEntry(prog, vers, netid, "", "").encode(args.writer());
         return client.call(PROGRAM, RPCB_VERSION_4, PROC_UNSET, args, XdrReader::readBool);
+    }
+
+    /**
+     * Registers {@code prog}/{@code vers} as served over TCP at {@code address} (RPCBPROC_SET version 4, netid
+     * "tcp" or "tcp6" after the address family). rpcbind records the owner from the caller's credentials.
+     * Completes with true if registered, false if rpcbind refused (already registered, or not a local caller).
+     */
+    public CompletableFuture<Boolean> register(int prog, int vers, InetSocketAddress address) {
+        String netid = address.getAddress() instanceof Inet6Address ? "tcp6" : "tcp";
+        return rpcbSet(new RpcbEntry(prog, vers, netid, UniversalAddress.format(address), ""));
+    }
+
+    /** Removes every registration of {@code prog}/{@code vers}, all netids (RPCBPROC_UNSET version 4). */
+    public CompletableFuture<Boolean> unregister(int prog, int vers) {
+        return rpcbUnset(prog, vers, "");
     }
 
     /** RPCBPROC_DUMP (version 3 or 4): every registration. */

@@ -149,15 +149,16 @@ class RpcbindInteropTest {
         String rpcinfo = LocalRpcbind.rpcinfo().toString();
         String progText = Integer.toString(prog);
         // Leftovers of an interrupted earlier run (rpcbind -w restores registrations) would make SET fail.
-        rpcbind.rpcbUnset(prog, 1, "").get(10, TimeUnit.SECONDS);
-        rpcbind.rpcbUnset(prog, 2, "").get(10, TimeUnit.SECONDS);
+        rpcbind.unregister(prog, 1).get(10, TimeUnit.SECONDS);
+        rpcbind.unregister(prog, 2).get(10, TimeUnit.SECONDS);
         try {
-            // Version 1 through portmapper v2 PMAPPROC_SET, version 2 through rpcbind v4 RPCBPROC_SET.
+            // Version 1 through portmapper v2 PMAPPROC_SET, version 2 through rpcbind v4 RPCBPROC_SET (register()).
             assertTrue(rpcbind.pmapSet(new PortMapping(prog, 1, PortMapping.IPPROTO_TCP, port))
                     .get(10, TimeUnit.SECONDS), "PMAPPROC_SET refused");
-            assertTrue(rpcbind.rpcbSet(new RpcbEntry(prog, 2, "tcp",
-                    UniversalAddress.format((InetSocketAddress) server.localAddress()), "rpc-codec-test"))
+            assertTrue(rpcbind.register(prog, 2, (InetSocketAddress) server.localAddress())
                     .get(10, TimeUnit.SECONDS), "RPCBPROC_SET refused");
+            assertEquals(UniversalAddress.format((InetSocketAddress) server.localAddress()),
+                    rpcbind.getAddr(RpcbindClient.RPCB_VERSION_4, prog, 2, "tcp").get(10, TimeUnit.SECONDS));
 
             Set<String> listed = rpcinfoP();
             System.out.println("rpcinfo -p 127.0.0.1 -> " + listed);
@@ -186,7 +187,7 @@ class RpcbindInteropTest {
             assertTrue(nullCalls.get() >= 4, "NULL calls seen: " + nullCalls.get());
         } finally {
             boolean removed1 = rpcbind.pmapUnset(prog, 1).get(10, TimeUnit.SECONDS);
-            boolean removed2 = rpcbind.rpcbUnset(prog, 2, "").get(10, TimeUnit.SECONDS);
+            boolean removed2 = rpcbind.unregister(prog, 2).get(10, TimeUnit.SECONDS);
             server.close().sync();
             serverGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
             assertTrue(removed1 && removed2, "UNSET refused: " + removed1 + ", " + removed2);
