@@ -65,6 +65,14 @@ public final class NativeCalls {
         return INVOKER.invokeN1(LONG_LONG, function, arg);
     }
 
+    /**
+     * Calls {@code int f(void *, void *, void *)} at {@code function} exactly as {@link Verbs#postSend} calls
+     * {@code ops.post_send} (same call context, no errno, no allocation). For benchmarks.
+     */
+    public static int invokeIntPtrPtrPtr(long function, long a, long b, long c) {
+        return invokeInt3(INT_PTR_PTR_PTR, function, a, b, c);
+    }
+
     /** The address of an exported symbol of libc, for benchmarks ({@code labs}, {@code getpid}...). */
     public static long libcSymbol(String name) {
         long handle = com.kenai.jffi.Library.getCachedInstance(LibC.SONAME, com.kenai.jffi.Library.LAZY).getSymbolAddress(name);

@@ -1,0 +1,127 @@
+package dev.rpcrdma.benchmarks.nativecall;
+
+import com.kenai.jffi.CallContext;
+import com.kenai.jffi.CallContextCache;
+import com.kenai.jffi.CallingConvention;
+import com.kenai.jffi.Invoker;
+import com.kenai.jffi.Library;
+import com.kenai.jffi.MemoryIO;
+import com.kenai.jffi.Type;
+import dev.rpcrdma.channel.verbs.NativeCalls;
+import java.util.concurrent.TimeUnit;
+import jnr.ffi.LibraryLoader;
+import jnr.ffi.annotations.IgnoreError;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Cost of one native call on the paths the verbs bindings use, measured on cheap libc functions so that the call
+ * machinery dominates:
+ * <ul>
+ *   <li>{@code functionPointer*}: jffi {@code Invoker.invokeN*} on a function address with a cached
+ *       {@code CallContext} and no errno saving: how {@code ibv_post_send}/{@code ibv_poll_cq} (static inline in
+ *       verbs.h) are reached through {@code ibv_context->ops}. {@code bindings*} goes through the bindings' own
+ *       {@link NativeCalls} helpers (the exact code of the data path).</li>
+ *   <li>{@code jnrInterface*}: a jnr-ffi interface method, with and without {@code @IgnoreError}: how the
+ *       control-path verbs and librdmacm are called.</li>
+ * </ul>
+ * Target: at most about 10 ns per call for the data path. Run: {@code java -jar benchmarks.jar NativeCallBenchmark}.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class NativeCallBenchmark {
+
+    /** libc through jnr-ffi, errno saved after every call (the default). */
+    public interface LibCSavingErrno {
+        long labs(long value);
+    }
+
+    /** libc through jnr-ffi without errno saving. */
+    public interface LibCIgnoringErrno {
+        @IgnoreError
+        long labs(long value);
+    }
+
+    private static final Invoker INVOKER = Invoker.getInstance();
+
+    private long labs;
+    private long memcmp;
+    private CallContext longLong;
+    private LibCSavingErrno savingErrno;
+    private LibCIgnoringErrno ignoringErrno;
+    private long buffer;
+    private long value = -42;
+
+    @Setup
+    public void setUp() {
+        // Symbol lookup as jnr-ffi does it (jffi Library = dlopen/dlsym).
+        Library libc = Library.getCachedInstance("libc.so.6", Library.LAZY | Library.LOCAL);
+        labs = libc.getSymbolAddress("labs");
+        memcmp = libc.getSymbolAddress("memcmp");
+        if (labs == 0 || memcmp == 0) {
+            throw new IllegalStateException("libc symbols not found: " + Library.getLastError());
+        }
+        longLong = CallContextCache.getInstance().getCallContext(Type.SLONG, new Type[] {Type.SLONG},
+                CallingConvention.DEFAULT, false);
+        savingErrno = LibraryLoader.create(LibCSavingErrno.class).load("libc.so.6");
+        ignoringErrno = LibraryLoader.create(LibCIgnoringErrno.class).load("libc.so.6");
+        buffer = MemoryIO.getInstance().allocateMemory(64, true);
+    }
+
+    @TearDown
+    public void tearDown() {
+        MemoryIO.getInstance().freeMemory(buffer);
+    }
+
+    /** The Java floor: no native call. */
+    @Benchmark
+    public long javaBaseline() {
+        return Math.abs(value);
+    }
+
+    /** {@code long labs(long)} through its address: jffi invokeN1, cached context, no errno. */
+    @Benchmark
+    public long functionPointer1Arg() {
+        return INVOKER.invokeN1(longLong, labs, value);
+    }
+
+    /** The same through the bindings' helper. */
+    @Benchmark
+    public long bindings1Arg() {
+        return NativeCalls.invokeLongLong(labs, value);
+    }
+
+    /**
+     * {@code int memcmp(p, p, 0)} through its address with the post_send call context
+     * ({@code int f(void *, void *, void *)}): the shape of {@code ibv_post_send}/{@code ibv_poll_cq}.
+     */
+    @Benchmark
+    public int bindings3ArgPostSendShape() {
+        return NativeCalls.invokeIntPtrPtrPtr(memcmp, buffer, buffer + 8, 0);
+    }
+
+    /** {@code labs} through a jnr-ffi interface that saves errno. */
+    @Benchmark
+    public long jnrInterfaceSavingErrno() {
+        return savingErrno.labs(value);
+    }
+
+    /** {@code labs} through a jnr-ffi interface with {@code @IgnoreError}. */
+    @Benchmark
+    public long jnrInterfaceIgnoreError() {
+        return ignoringErrno.labs(value);
+    }
+}
