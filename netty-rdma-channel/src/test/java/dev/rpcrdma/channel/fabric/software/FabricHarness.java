@@ -27,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.fail;
 
+@SuppressWarnings("try")
 /** Test helper: one endpoint (event channel, id, PD, CQ, QP, one registered 64 KiB buffer). */
 final class FabricHarness implements AutoCloseable {
     static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
@@ -139,6 +140,7 @@ final class FabricHarness implements AutoCloseable {
     }
 
     /** A connected client/server pair on a fresh isolated fabric. */
+    @SuppressWarnings("try")
     static final class Pair implements AutoCloseable {
         final SoftwareFabric fabric = SoftwareFabric.newIsolated();
         final FabricHarness server;

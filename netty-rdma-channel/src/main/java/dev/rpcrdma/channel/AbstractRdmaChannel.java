@@ -1,0 +1,198 @@
+package dev.rpcrdma.channel;
+
+import dev.rpcrdma.channel.fabric.CmEvent;
+import dev.rpcrdma.channel.fabric.CmEventChannel;
+import dev.rpcrdma.channel.fabric.CmId;
+import dev.rpcrdma.channel.fabric.Fabric;
+import io.netty.channel.AbstractChannel;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoEvent;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoRegistration;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+
+/**
+ * Common part of the RDMA channels: registration with an {@link RdmaIoHandler}, the channel's own RDMA-CM event
+ * channel (watched by the loop) and CM id, and dispatch of CM events and completion-channel readiness.
+ */
+abstract class AbstractRdmaChannel extends AbstractChannel {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(AbstractRdmaChannel.class);
+    private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
+
+    IoRegistration registration;
+    Fabric fabric;
+    CmEventChannel cmEvents;
+    CmId cmId;
+    volatile boolean active;
+    volatile boolean open = true;
+    volatile InetSocketAddress local;
+    volatile InetSocketAddress remote;
+
+    AbstractRdmaChannel(Channel parent) {
+        super(parent);
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public boolean isActive() {
+        return active;
+    }
+
+    @Override
+    public ChannelMetadata metadata() {
+        return METADATA;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) super.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return (InetSocketAddress) super.remoteAddress();
+    }
+
+    @Override
+    protected SocketAddress localAddress0() {
+        return local;
+    }
+
+    @Override
+    protected SocketAddress remoteAddress0() {
+        return remote;
+    }
+
+    @Override
+    protected boolean isCompatible(EventLoop loop) {
+        return loop instanceof IoEventLoop && ((IoEventLoop) loop).isCompatible(RdmaUnsafe.class);
+    }
+
+    @Override
+    protected void doRegister(ChannelPromise promise) {
+        ((IoEventLoop) eventLoop()).register((RdmaUnsafe) unsafe()).addListener(f -> {
+            if (!f.isSuccess()) {
+                promise.setFailure(f.cause());
+                return;
+            }
+            registration = (IoRegistration) f.getNow();
+            try {
+                fabric = registration.attachment();
+                cmEvents = fabric.createEventChannel();
+                registration.submit(RdmaIoOps.watchCmEvents(cmEvents.fd()));
+                onRegistered();
+                promise.setSuccess();
+            } catch (Throwable t) {
+                promise.setFailure(t);
+            }
+        });
+    }
+
+    /** The channel is registered and has its CM event channel. */
+    void onRegistered() throws IOException {
+    }
+
+    @Override
+    protected void doDeregister() {
+        IoRegistration r = registration;
+        if (r != null) {
+            r.cancel();
+        }
+    }
+
+    @Override
+    protected void doDisconnect() throws Exception {
+        doClose();
+    }
+
+    /** Closes the CM id and event channel; called last by subclasses' {@code doClose}. */
+    final void closeCm() {
+        IoRegistration r = registration;
+        if (r != null && cmEvents != null) {
+            r.submit(RdmaIoOps.unwatch(cmEvents.fd()));
+        }
+        if (cmId != null) {
+            try {
+                cmId.close();
+            } catch (IOException e) {
+                logger.debug("rdma_destroy_id failed", e);
+            }
+        }
+        if (cmEvents != null) {
+            try {
+                cmEvents.close();
+            } catch (IOException e) {
+                logger.debug("rdma_destroy_event_channel failed", e);
+            }
+        }
+    }
+
+    abstract void onCmEvent(CmEvent event) throws Exception;
+
+    /** The completion channel's fd became readable. */
+    void onCompletionEvent() {
+    }
+
+    int pollCompletions(int budget) {
+        return 0;
+    }
+
+    boolean armCompletions() {
+        return false;
+    }
+
+    private void drainCmEvents() {
+        CmEventChannel ch = cmEvents;
+        try {
+            CmEvent e;
+            while (ch != null && isOpen() && (e = ch.poll()) != null) {
+                onCmEvent(e);
+            }
+        } catch (Throwable t) {
+            logger.warn("{} failed to handle an RDMA-CM event; closing", this, t);
+            pipeline().fireExceptionCaught(t);
+            unsafe().close(unsafe().voidPromise());
+        }
+    }
+
+    /** The unsafe, which is also the channel's {@link RdmaIoHandle}. */
+    abstract class RdmaUnsafe extends AbstractUnsafe implements RdmaIoHandle {
+
+        @Override
+        public void handle(IoRegistration registration, IoEvent event) {
+            RdmaIoEvent e = (RdmaIoEvent) event;
+            if (e.kind == RdmaIoOps.CM_EVENTS) {
+                drainCmEvents();
+            } else {
+                onCompletionEvent();
+            }
+        }
+
+        @Override
+        public int pollCompletions(int budget) {
+            return AbstractRdmaChannel.this.pollCompletions(budget);
+        }
+
+        @Override
+        public boolean armCompletions() {
+            return AbstractRdmaChannel.this.armCompletions();
+        }
+
+        @Override
+        public void close() {
+            close(voidPromise());
+        }
+    }
+}

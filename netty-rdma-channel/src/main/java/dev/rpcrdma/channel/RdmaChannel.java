@@ -1,0 +1,955 @@
+package dev.rpcrdma.channel;
+
+import dev.rpcrdma.channel.fabric.AccessFlags;
+import dev.rpcrdma.channel.fabric.CmEvent;
+import dev.rpcrdma.channel.fabric.CmEventType;
+import dev.rpcrdma.channel.fabric.CmId;
+import dev.rpcrdma.channel.fabric.CompletionArray;
+import dev.rpcrdma.channel.fabric.ConnectionParameters;
+import dev.rpcrdma.channel.fabric.MemoryRegion;
+import dev.rpcrdma.channel.fabric.SendFlags;
+import dev.rpcrdma.channel.fabric.SendWorkRequest;
+import dev.rpcrdma.channel.fabric.WcFlags;
+import dev.rpcrdma.channel.fabric.WcStatus;
+import dev.rpcrdma.channel.fabric.WrOpcode;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.util.concurrent.Future;
+import io.netty.util.internal.ObjectUtil;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ConnectionPendingException;
+import java.nio.channels.UnresolvedAddressException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An RC connection over RDMA-CM as a Netty channel: created by {@code Bootstrap.connect} (client) or accepted by an
+ * {@link RdmaServerChannel}.
+ *
+ * <h2>Connection</h2>
+ * The connect request carries {@link RdmaChannelOption#PRIVATE_DATA}; the peer's private data (the server's accept
+ * reply on a client, the client's request on an accepted channel) is {@link #peerPrivateData()}, set before the
+ * channel becomes active. An accepted channel is registered (so {@code channelRegistered} can read the request and
+ * set the reply's private data) and then accepts — automatically unless {@link RdmaChannelOption#AUTO_ACCEPT} is
+ * off, in which case the application calls {@link #accept(byte[])} or {@link #reject(byte[])}.
+ *
+ * <h2>Inbound</h2>
+ * {@link RdmaChannelOption#RECEIVE_QUEUE_DEPTH} receives of {@link RdmaChannelOption#RECEIVE_BUFFER_SIZE} bytes are
+ * posted before connecting. Each received Send is copied into a buffer from the channel's allocator and fired as an
+ * {@link RdmaReceive} (the reader releases it); its receive buffer is reposted at once, so
+ * {@link #postedReceives()} stays at the depth while reading keeps up. With auto-read off and no read pending,
+ * received buffers are held (not reposted) until {@code read()}: the peer then meets RNR, real back-pressure.
+ *
+ * <h2>Outbound</h2>
+ * A {@link ByteBuf} or {@link RdmaSend} is one Send: inline (gathered from the buffer's components) up to
+ * {@link RdmaChannelOption#MAX_INLINE_DATA}, else copied into a registered send slot; the message is released when
+ * the Send completes and the write promise completes with the work completion. {@link RdmaWrite},
+ * {@link RdmaRead} and {@link RdmaBindWindow} are posted as such. Sends are signalled selectively: the last work
+ * request of each flush (and one every half queue) is signalled; a signalled completion retires every earlier one
+ * (completions are in order). At most {@link RdmaChannelOption#SEND_QUEUE_DEPTH} work requests are outstanding;
+ * while the send queue is full the channel is not writable (user-defined writability bit 1).
+ *
+ * <h2>Close</h2>
+ * Disconnect, queue pair to error, drain every flush completion (outstanding writes fail with
+ * {@link RdmaWorkRequestException} {@code IBV_WC_WR_FLUSH_ERR}; unposted ones with {@link ClosedChannelException}),
+ * deregister everything registered through the channel, destroy QP, CQ, completion channel, PD, id. If the device
+ * does not flush within {@value #DRAIN_TIMEOUT_MILLIS} ms the registered memory is deliberately leaked (logged)
+ * rather than freed under the device.
+ */
+public final class RdmaChannel extends AbstractRdmaChannel {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaChannel.class);
+    private static final AtomicInteger IDS = new AtomicInteger();
+    private static final int WRITABILITY_BIT = 1;
+    private static final int DRAIN_TIMEOUT_MILLIS = 5000;
+    private static final int ACK_BATCH = 32;
+    private static final int COMPLETION_ARRAY = 32;
+    private static final byte[] EMPTY = new byte[0];
+
+    private final int channelId = IDS.incrementAndGet() & 0xffffff;
+    private final RdmaChannelConfig config = new RdmaChannelConfig(this);
+    private final boolean passive;
+    private volatile byte[] peerPrivateData = EMPTY;
+    private volatile RdmaEndpoint ep;
+    private volatile int postedReceives;
+
+    private ChannelPromise connectPromise;
+    private Future<?> connectTimeout;
+    private InetSocketAddress requestedRemote;
+    private ChannelPromise acceptPromise;
+    private boolean acceptStarted;
+    private boolean established;
+
+    private final List<RdmaMemory> memories = new ArrayList<>();
+    private final List<RdmaMemoryWindow> windows = new ArrayList<>();
+
+    private final SendWorkRequest wr = new SendWorkRequest();
+    private InFlight[] inFlight;
+    private int head;
+    private int tail;
+    private int unsignaledRun;
+    private ChannelOutboundBuffer outbound;
+    private boolean closing;
+    private Throwable failure;
+    private boolean readPending;
+    private final ArrayDeque<long[]> heldReceives = new ArrayDeque<>();
+    /** The batch being processed: a close inside it (from a handler) finishes it before draining. */
+    private CompletionArray batch;
+    private int batchNext;
+    private int batchCount;
+
+    /** A client channel (for {@code Bootstrap.channel(RdmaChannel.class)}). */
+    public RdmaChannel() {
+        super(null);
+        passive = false;
+    }
+
+    RdmaChannel(RdmaServerChannel parent, CmId id, byte[] requestPrivateData) {
+        super(parent);
+        passive = true;
+        cmId = id;
+        id.context(this);
+        peerPrivateData = requestPrivateData.clone();
+        local = id.localAddress();
+        remote = id.remoteAddress();
+    }
+
+    @Override
+    public RdmaChannelConfig config() {
+        return config;
+    }
+
+    @Override
+    public RdmaServerChannel parent() {
+        return (RdmaServerChannel) super.parent();
+    }
+
+    /**
+     * The peer's private data: on a client the server's accept reply (196 bytes, zero padded, once
+     * established), on an accepted channel the client's connect request (56 bytes, zero padded). A copy.
+     */
+    public byte[] peerPrivateData() {
+        return peerPrivateData.clone();
+    }
+
+    /** Receives currently posted: the credits this side can grant (RFC 8166 §3.3.1). */
+    public int postedReceives() {
+        return postedReceives;
+    }
+
+    /** The largest Send this channel writes ({@link RdmaChannelOption#MAX_SEND_SIZE}). */
+    public int maxSendSize() {
+        return config.maxSendSize();
+    }
+
+    /** Accepts the pending connect request of an accepted channel with {@code privateData} (at most 196 bytes). */
+    public ChannelFuture accept(byte[] privateData) {
+        ChannelPromise p = newPromise();
+        byte[] data = privateData == null ? EMPTY : privateData.clone();
+        if (eventLoop().inEventLoop()) {
+            accept0(data, p);
+        } else {
+            eventLoop().execute(() -> accept0(data, p));
+        }
+        return p;
+    }
+
+    /** Rejects the pending connect request with {@code privateData} (at most 148 bytes) and closes the channel. */
+    public ChannelFuture reject(byte[] privateData) {
+        ChannelPromise p = newPromise();
+        byte[] data = privateData == null ? EMPTY : privateData.clone();
+        eventLoop().execute(() -> {
+            try {
+                if (!passive || acceptStarted) {
+                    throw new IllegalStateException("no connect request to reject");
+                }
+                acceptStarted = true;
+                cmId.reject(data);
+                p.setSuccess();
+            } catch (Throwable t) {
+                p.tryFailure(t);
+            }
+            close();
+        });
+        return p;
+    }
+
+    /**
+     * Registers the readable bytes of a direct {@code buffer} with {@code access} ({@link AccessFlags}; local
+     * write is always added) on this connection's protection domain. The buffer is retained until
+     * {@link RdmaMemory#deregister()} (or channel close).
+     */
+    public RdmaMemory registerMemory(ByteBuf buffer, int access) throws IOException {
+        ObjectUtil.checkNotNull(buffer, "buffer");
+        if (!buffer.hasMemoryAddress()) {
+            throw new IllegalArgumentException("only direct buffers with a memory address can be registered");
+        }
+        if (buffer.readableBytes() == 0) {
+            throw new IllegalArgumentException("nothing readable to register");
+        }
+        RdmaEndpoint e = ep;
+        if (e == null || !isOpen()) {
+            throw new IllegalStateException("no connection resources (not connected yet, or closed)");
+        }
+        long address = buffer.memoryAddress() + buffer.readerIndex();
+        int length = buffer.readableBytes();
+        synchronized (memories) {
+            MemoryRegion mr = e.pd.registerMemory(address, length, access | AccessFlags.LOCAL_WRITE);
+            RdmaMemory m = new RdmaMemory(this, buffer.retain(), mr, address, length);
+            memories.add(m);
+            return m;
+        }
+    }
+
+    /** Allocates a type-2 memory window on this connection's protection domain. */
+    public RdmaMemoryWindow allocateMemoryWindow() throws IOException {
+        RdmaEndpoint e = ep;
+        if (e == null || !isOpen()) {
+            throw new IllegalStateException("no connection resources (not connected yet, or closed)");
+        }
+        synchronized (windows) {
+            RdmaMemoryWindow w = new RdmaMemoryWindow(this, e.pd.allocMemoryWindow());
+            windows.add(w);
+            return w;
+        }
+    }
+
+    void deregisterNow(RdmaMemory m) {
+        synchronized (memories) {
+            if (!memories.remove(m)) {
+                return;
+            }
+        }
+        try {
+            m.region().close();
+        } catch (IOException e) {
+            logger.warn("{} failed to deregister memory", this, e);
+        }
+        m.markDeregistered();
+    }
+
+    void closeWindow(RdmaMemoryWindow w) {
+        synchronized (windows) {
+            if (w.closed) {
+                return;
+            }
+            w.closed = true;
+            windows.remove(w);
+        }
+        w.invalidated();
+        try {
+            w.window.close();
+        } catch (IOException e) {
+            logger.warn("{} failed to deallocate a memory window", this, e);
+        }
+    }
+
+    // ------------------------------------------------------------------ connection setup
+
+    @Override
+    protected AbstractUnsafe newUnsafe() {
+        return new RdmaChannelUnsafe();
+    }
+
+    private final class RdmaChannelUnsafe extends RdmaUnsafe {
+        @Override
+        public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
+            if (!promise.setUncancellable() || !ensureOpen(promise)) {
+                return;
+            }
+            try {
+                if (passive || established) {
+                    throw new AlreadyConnectedException();
+                }
+                if (connectPromise != null) {
+                    throw new ConnectionPendingException();
+                }
+                if (!(remoteAddress instanceof InetSocketAddress)) {
+                    throw new IllegalArgumentException("unsupported address type: " + remoteAddress);
+                }
+                InetSocketAddress r = (InetSocketAddress) remoteAddress;
+                if (r.isUnresolved()) {
+                    throw new UnresolvedAddressException();
+                }
+                if (config.privateData().length > ConnectionParameters.MAX_CONNECT_PRIVATE_DATA) {
+                    throw new IllegalArgumentException("connect private data of " + config.privateData().length
+                            + " bytes exceeds " + ConnectionParameters.MAX_CONNECT_PRIVATE_DATA);
+                }
+                connectPromise = promise;
+                requestedRemote = r;
+                remote = r;
+                cmId = cmEvents.createId(RdmaChannel.this);
+                cmId.resolveAddress((InetSocketAddress) localAddress, r, resolveTimeoutMillis());
+                int timeout = config.getConnectTimeoutMillis();
+                if (timeout > 0) {
+                    connectTimeout = eventLoop().schedule(() -> failConnect(
+                            new ConnectTimeoutException("RDMA connection timed out after " + timeout + " ms: " + r)),
+                            timeout, TimeUnit.MILLISECONDS);
+                }
+            } catch (Throwable t) {
+                connectPromise = null;
+                promise.tryFailure(annotateConnectException(t, remoteAddress));
+                closeIfClosed();
+            }
+        }
+    }
+
+    private int resolveTimeoutMillis() {
+        int t = config.getConnectTimeoutMillis();
+        return t > 0 ? t : 2000;
+    }
+
+    @Override
+    void onRegistered() throws IOException {
+        if (passive) {
+            cmId.migrate(cmEvents);
+            setUpEndpoint();
+            if (config.autoAccept()) {
+                // Runs after channelRegistered: handlers there may read peerPrivateData() and set PRIVATE_DATA.
+                eventLoop().execute(() -> {
+                    if (!acceptStarted && isOpen()) {
+                        accept0(config.privateData(), voidPromise());
+                    }
+                });
+            }
+        }
+    }
+
+    private void setUpEndpoint() throws IOException {
+        RdmaEndpoint e = RdmaEndpoint.create(cmId, config, config.getAllocator(), COMPLETION_ARRAY);
+        ep = e;
+        inFlight = new InFlight[e.sendDepth];
+        registration.submit(RdmaIoOps.watchCompletions(e.compChannel.fd()));
+        for (int slot = 0; slot < e.receiveDepth; slot++) {
+            e.postReceive(channelId, slot);
+            postedReceives++;
+        }
+    }
+
+    private void accept0(byte[] privateData, ChannelPromise promise) {
+        try {
+            if (!passive) {
+                throw new IllegalStateException("only accepted channels accept");
+            }
+            if (acceptStarted) {
+                throw new IllegalStateException("connect request already answered");
+            }
+            if (privateData.length > ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA) {
+                throw new IllegalArgumentException("accept private data of " + privateData.length
+                        + " bytes exceeds " + ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA);
+            }
+            acceptStarted = true;
+            acceptPromise = promise;
+            cmId.accept(config.connectionParameters(privateData));
+        } catch (Throwable t) {
+            promise.tryFailure(t);
+            if (!promise.isVoid()) {
+                return;
+            }
+            logger.warn("{} failed to accept", this, t);
+            close();
+        }
+    }
+
+    @Override
+    void onCmEvent(CmEvent event) throws Exception {
+        switch (event.type()) {
+            case CmEventType.ADDR_RESOLVED:
+                cmId.resolveRoute(resolveTimeoutMillis());
+                break;
+            case CmEventType.ROUTE_RESOLVED:
+                try {
+                    setUpEndpoint();
+                    cmId.connect(config.connectionParameters(config.privateData()));
+                } catch (Throwable t) {
+                    failConnect(t);
+                }
+                break;
+            case CmEventType.ESTABLISHED:
+                onEstablished(event);
+                break;
+            case CmEventType.REJECTED:
+                failConnect(event.status() == CmEventType.REJECT_INVALID_SERVICE_ID
+                        ? new ConnectException("no RDMA listener at " + requestedRemote)
+                        : new RdmaConnectionRejectedException("RDMA connection to " + requestedRemote
+                        + " rejected by the peer (reason " + event.status() + ')', event.status(), event.privateData()));
+                break;
+            case CmEventType.ADDR_ERROR:
+            case CmEventType.ROUTE_ERROR:
+            case CmEventType.UNREACHABLE:
+            case CmEventType.CONNECT_ERROR:
+                failConnect(new ConnectException(CmEventType.name(event.type()) + " (status " + event.status()
+                        + ") connecting to " + (passive ? remote : requestedRemote)));
+                break;
+            case CmEventType.DISCONNECTED:
+            case CmEventType.DEVICE_REMOVAL:
+                logger.debug("{}: {}", this, event);
+                close();
+                break;
+            default:
+                logger.debug("{} ignores {}", this, event);
+        }
+    }
+
+    private void onEstablished(CmEvent event) {
+        if (!passive) {
+            peerPrivateData = event.privateData();
+        }
+        local = cmId.localAddress();
+        remote = cmId.remoteAddress();
+        established = true;
+        active = true;
+        if (passive) {
+            ChannelPromise p = acceptPromise;
+            acceptPromise = null;
+            if (p != null) {
+                p.trySuccess();
+            }
+            pipeline().fireChannelActive();
+            return;
+        }
+        ChannelPromise p = connectPromise;
+        connectPromise = null;
+        cancelConnectTimeout();
+        boolean promiseSet = p != null && p.trySuccess();
+        pipeline().fireChannelActive();
+        if (!promiseSet) {
+            close();
+        }
+    }
+
+    private void failConnect(Throwable cause) {
+        ChannelPromise p = passive ? acceptPromise : connectPromise;
+        connectPromise = null;
+        acceptPromise = null;
+        cancelConnectTimeout();
+        if (p != null) {
+            p.tryFailure(cause);
+        }
+        if (passive && (p == null || p.isVoid())) {
+            logger.warn("{} connection setup failed", this, cause);
+        }
+        close();
+    }
+
+    private void cancelConnectTimeout() {
+        Future<?> f = connectTimeout;
+        connectTimeout = null;
+        if (f != null) {
+            f.cancel(false);
+        }
+    }
+
+    @Override
+    protected void doBind(SocketAddress localAddress) {
+        throw new UnsupportedOperationException("pass the local address to connect()");
+    }
+
+    // ------------------------------------------------------------------ completions
+
+    @Override
+    boolean armCompletions() {
+        RdmaEndpoint e = ep;
+        if (e == null || closing) {
+            return false;
+        }
+        try {
+            e.cq.requestNotify(false);
+            return true;
+        } catch (IOException ex) {
+            fail(ex);
+            return false;
+        }
+    }
+
+    @Override
+    void onCompletionEvent() {
+        RdmaEndpoint e = ep;
+        if (e == null || e.compChannel == null) {
+            return;
+        }
+        try {
+            while (e.compChannel.getEvent() != null) {
+                if (++e.unackedEvents >= ACK_BATCH) {
+                    e.ackEvents();
+                }
+            }
+        } catch (IOException ex) {
+            fail(ex);
+        }
+    }
+
+    @Override
+    int pollCompletions(int budget) {
+        RdmaEndpoint e = ep;
+        if (e == null || closing) {
+            return 0;
+        }
+        int total = 0;
+        boolean read = false;
+        try {
+            CompletionArray wc = e.completions;
+            while (total < budget && !closing) {
+                int n = e.cq.poll(wc);
+                batch = wc;
+                batchCount = n;
+                batchNext = 0;
+                while (batchNext < batchCount) {
+                    read |= complete(wc, batchNext++);
+                }
+                batch = null;
+                total += n;
+                if (n < wc.capacity()) {
+                    break;
+                }
+            }
+        } catch (IOException ex) {
+            fail(ex);
+        }
+        if (read) {
+            pipeline().fireChannelReadComplete();
+        }
+        if (failure != null) {
+            close();
+        } else if (total > 0) {
+            writeMore();
+        }
+        return total;
+    }
+
+    private void fail(Throwable cause) {
+        if (failure == null) {
+            failure = cause;
+        }
+        if (!closing) {
+            logger.debug("{} failed", this, cause);
+            pipeline().fireExceptionCaught(cause);
+            close();
+        }
+    }
+
+    /** Processes one completion; true if an RdmaReceive was fired. */
+    private boolean complete(CompletionArray wc, int i) {
+        long wrId = wc.wrId(i);
+        int status = wc.status(i);
+        if (WorkRequestIds.kind(wrId) == WorkRequestIds.RECEIVE) {
+            postedReceives--;
+            int slot = WorkRequestIds.slot(wrId);
+            if (status != WcStatus.SUCCESS) {
+                if (status != WcStatus.WR_FLUSH_ERR && failure == null) {
+                    failure = new RdmaWorkRequestException("receive", status, null);
+                    pipeline().fireExceptionCaught(failure);
+                } else if (!closing && failure == null) {
+                    // The queue pair went to error (e.g. the peer broke an access rule): the connection is dead.
+                    failure = new RdmaWorkRequestException("receive", status, "queue pair in error");
+                }
+                return false;
+            }
+            if (closing) {
+                return false;
+            }
+            boolean inv = (wc.flags(i) & WcFlags.WITH_INV) != 0;
+            int rkey = inv ? wc.invalidatedRkey(i) : 0;
+            if (inv) {
+                markInvalidated(rkey);
+            }
+            long[] received = {slot, wc.byteLength(i), inv ? 1 : 0, rkey};
+            // The passive side may see receives before RDMA_CM_EVENT_ESTABLISHED: hold them until active.
+            if (established && heldReceives.isEmpty() && (config.isAutoRead() || readPending)) {
+                deliver(received);
+                return true;
+            }
+            heldReceives.add(received);
+            return false;
+        }
+        retire(WorkRequestIds.slot(wrId), status);
+        return false;
+    }
+
+    private void markInvalidated(int rkey) {
+        synchronized (windows) {
+            for (RdmaMemoryWindow w : windows) {
+                if (w.isBound() && w.rkey() == rkey) {
+                    w.invalidated();
+                }
+            }
+        }
+    }
+
+    private void deliver(long[] received) {
+        RdmaEndpoint e = ep;
+        int slot = (int) received[0];
+        int length = (int) received[1];
+        ByteBuf buf = config.getAllocator().directBuffer(length);
+        buf.writeBytes(e.receiveSlab, slot * e.receiveBufferSize, length);
+        try {
+            e.postReceive(channelId, slot);
+            postedReceives++;
+        } catch (IOException ex) {
+            buf.release();
+            fail(ex);
+            return;
+        }
+        pipeline().fireChannelRead(new RdmaReceive(buf, received[2] != 0, (int) received[3]));
+    }
+
+    @Override
+    protected void doBeginRead() {
+        readPending = true;
+        if (!heldReceives.isEmpty() && established) {
+            long[] r;
+            while ((r = heldReceives.poll()) != null && !closing) {
+                deliver(r);
+            }
+            if (!config.isAutoRead()) {
+                readPending = false;
+            }
+            pipeline().fireChannelReadComplete();
+        }
+    }
+
+    // ------------------------------------------------------------------ send queue
+
+    /** What one posted work request holds until it is retired. */
+    private static final class InFlight {
+        final String what;
+        int sendSlot = -1;
+        RdmaMemory memory;
+        RdmaBindWindow bind;
+
+        InFlight(String what) {
+            this.what = what;
+        }
+    }
+
+    private int inFlightCount() {
+        return tail - head;
+    }
+
+    /** Retires every work request up to and including sequence {@code seq}. */
+    private void retire(int seq, int status) {
+        RdmaEndpoint e = ep;
+        while (head - seq <= 0 && head != tail) {
+            int index = Integer.remainderUnsigned(head, inFlight.length);
+            InFlight f = inFlight[index];
+            inFlight[index] = null;
+            int st = head == seq ? status : WcStatus.SUCCESS;
+            head++;
+            if (f.sendSlot >= 0) {
+                e.freeSendSlot(f.sendSlot);
+            }
+            if (f.memory != null) {
+                f.memory.unuse();
+            }
+            Throwable cause = null;
+            if (st == WcStatus.SUCCESS) {
+                if (f.bind != null) {
+                    f.bind.window().bound(f.bind.rkey(), f.bind.memory());
+                }
+            } else {
+                cause = new RdmaWorkRequestException(f.what, st,
+                        st == WcStatus.WR_FLUSH_ERR ? (closing ? "channel closed" : "queue pair in error") : null);
+                if (failure == null && (st != WcStatus.WR_FLUSH_ERR || !closing)) {
+                    failure = cause;
+                }
+            }
+            ChannelOutboundBuffer in = outbound;
+            if (in != null && in.current() != null) {
+                if (cause == null) {
+                    in.remove();
+                } else {
+                    in.remove(cause);
+                }
+            }
+        }
+        if (outbound != null && inFlight != null) {
+            outbound.setUserDefinedWritability(WRITABILITY_BIT, inFlightCount() < inFlight.length);
+        }
+    }
+
+    private void writeMore() {
+        ChannelOutboundBuffer in = outbound;
+        if (in != null && isActive() && in.size() > inFlightCount()) {
+            doWrite(in);
+        }
+    }
+
+    @Override
+    protected Object filterOutboundMessage(Object msg) throws Exception {
+        if (msg instanceof ByteBuf || msg instanceof RdmaSend) {
+            ByteBuf content = msg instanceof ByteBuf ? (ByteBuf) msg : ((RdmaSend) msg).content();
+            if (content.readableBytes() > config.maxSendSize()) {
+                throw new RdmaException("a Send of " + content.readableBytes() + " bytes exceeds MAX_SEND_SIZE "
+                        + config.maxSendSize());
+            }
+            return msg;
+        }
+        if (msg instanceof RdmaRemoteAccess) {
+            RdmaMemory m = ((RdmaRemoteAccess) msg).local();
+            if (m.channel() != this || !m.isRegistered()) {
+                throw new IllegalArgumentException("local memory is not registered on this channel");
+            }
+            return msg;
+        }
+        if (msg instanceof RdmaBindWindow) {
+            RdmaBindWindow b = (RdmaBindWindow) msg;
+            if (b.window().channel() != this || b.memory().channel() != this || !b.memory().isRegistered()) {
+                throw new IllegalArgumentException("window and memory must belong to this channel");
+            }
+            return msg;
+        }
+        throw new UnsupportedOperationException("unsupported message type: " + msg.getClass().getName()
+                + " (expected ByteBuf, RdmaSend, RdmaWrite, RdmaRead or RdmaBindWindow)");
+    }
+
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) {
+        outbound = in;
+        RdmaEndpoint e = ep;
+        if (e == null || closing || failure != null) {
+            return;
+        }
+        int skip = inFlightCount();
+        int toPost = Math.min(in.size() - skip, inFlight.length - skip);
+        if (toPost > 0) {
+            int[] index = {0};
+            int[] posted = {0};
+            try {
+                in.forEachFlushedMessage(msg -> {
+                    if (index[0]++ < skip) {
+                        return true;
+                    }
+                    boolean last = posted[0] == toPost - 1;
+                    boolean signal = last || ++unsignaledRun >= Math.max(1, inFlight.length / 2);
+                    if (signal) {
+                        unsignaledRun = 0;
+                    }
+                    post(e, msg, signal);
+                    return ++posted[0] < toPost;
+                });
+            } catch (Exception ex) {
+                // Posting failed: what was posted stays owned by the device; the channel fails as a whole.
+                fail(ex);
+            }
+        }
+        in.setUserDefinedWritability(WRITABILITY_BIT, inFlightCount() < inFlight.length);
+    }
+
+    private void post(RdmaEndpoint e, Object msg, boolean signal) throws IOException {
+        int seq = tail;
+        wr.clear().wrId(WorkRequestIds.encode(channelId, WorkRequestIds.SEND_QUEUE, seq))
+                .sendFlags(signal ? SendFlags.SIGNALED : 0);
+        InFlight f;
+        if (msg instanceof ByteBuf || msg instanceof RdmaSend) {
+            ByteBuf content;
+            if (msg instanceof RdmaSend && ((RdmaSend) msg).isInvalidate()) {
+                content = ((RdmaSend) msg).content();
+                wr.opcode(WrOpcode.SEND_WITH_INV).invalidateRkey(((RdmaSend) msg).invalidateRkey());
+                f = new InFlight("Send With Invalidate");
+            } else {
+                content = msg instanceof ByteBuf ? (ByteBuf) msg : ((RdmaSend) msg).content();
+                wr.opcode(WrOpcode.SEND);
+                f = new InFlight("Send");
+            }
+            int length = content.readableBytes();
+            if (length > 0 && !(length <= e.maxInline && addInline(content))) {
+                wr.clear().wrId(WorkRequestIds.encode(channelId, WorkRequestIds.SEND_QUEUE, seq))
+                        .sendFlags(signal ? SendFlags.SIGNALED : 0);
+                if (msg instanceof RdmaSend && ((RdmaSend) msg).isInvalidate()) {
+                    wr.opcode(WrOpcode.SEND_WITH_INV).invalidateRkey(((RdmaSend) msg).invalidateRkey());
+                } else {
+                    wr.opcode(WrOpcode.SEND);
+                }
+                int slot = e.allocateSendSlot();
+                if (slot < 0) {
+                    throw new IllegalStateException("no free send slot although the send queue has room");
+                }
+                long address = e.sendSlotAddress(slot);
+                content.getBytes(content.readerIndex(), e.sendSlab, slot * e.sendSlotSize, length);
+                wr.addSge(address, length, e.sendRegion.lkey());
+                f.sendSlot = slot;
+            }
+        } else if (msg instanceof RdmaRemoteAccess) {
+            RdmaRemoteAccess a = (RdmaRemoteAccess) msg;
+            boolean write = a instanceof RdmaWrite;
+            wr.opcode(write ? WrOpcode.RDMA_WRITE : WrOpcode.RDMA_READ)
+                    .addSge(a.local().address() + a.offset(), a.length(), a.local().lkey())
+                    .remote(a.remoteAddress(), a.rkey());
+            f = new InFlight(write ? "RDMA Write" : "RDMA Read");
+            f.memory = a.local();
+        } else {
+            RdmaBindWindow b = (RdmaBindWindow) msg;
+            wr.opcode(WrOpcode.BIND_MW).bind(b.window().window, b.rkey(), b.memory().region(), b.address(),
+                    b.length(), b.access());
+            f = new InFlight("Bind Memory Window");
+            f.memory = b.memory();
+            f.bind = b;
+        }
+        try {
+            e.qp.postSend(wr);
+        } catch (IOException ex) {
+            if (f.sendSlot >= 0) {
+                e.freeSendSlot(f.sendSlot);
+            }
+            throw ex;
+        }
+        if (f.memory != null) {
+            f.memory.use();
+        }
+        inFlight[Integer.remainderUnsigned(seq, inFlight.length)] = f;
+        tail++;
+    }
+
+    /** Adds the content's components as inline SGEs; false if a component has no memory address. */
+    private boolean addInline(ByteBuf content) {
+        int length = content.readableBytes();
+        if (content.hasMemoryAddress()) {
+            wr.addSge(content.memoryAddress() + content.readerIndex(), length, 0);
+        } else if (content instanceof CompositeByteBuf && content.nioBufferCount() <= SendWorkRequest.MAX_SGE) {
+            CompositeByteBuf c = (CompositeByteBuf) content;
+            int offset = c.readerIndex();
+            int end = offset + length;
+            while (offset < end) {
+                int ci = c.toComponentIndex(offset);
+                ByteBuf component = c.internalComponent(ci);
+                int componentStart = c.toByteIndex(ci);
+                int n = Math.min(end - offset, component.readableBytes() - (offset - componentStart));
+                if (!component.hasMemoryAddress() || wr.numSge() == SendWorkRequest.MAX_SGE) {
+                    return false;
+                }
+                if (n > 0) {
+                    wr.addSge(component.memoryAddress() + component.readerIndex() + (offset - componentStart), n, 0);
+                }
+                offset += n;
+            }
+        } else {
+            return false;
+        }
+        wr.sendFlags(wr.sendFlags() | SendFlags.INLINE);
+        return true;
+    }
+
+    // ------------------------------------------------------------------ close
+
+    @Override
+    protected void doClose() throws Exception {
+        boolean wasEstablished = established;
+        active = false;
+        open = false;
+        closing = true;
+        cancelConnectTimeout();
+        ClosedChannelException closed = new ClosedChannelException();
+        if (connectPromise != null) {
+            connectPromise.tryFailure(closed);
+            connectPromise = null;
+        }
+        if (acceptPromise != null) {
+            acceptPromise.tryFailure(closed);
+            acceptPromise = null;
+        }
+        if (passive && !acceptStarted && cmId != null) {
+            try {
+                acceptStarted = true;
+                cmId.reject(null);
+            } catch (IOException e) {
+                logger.debug("rdma_reject failed", e);
+            }
+        }
+        if (wasEstablished) {
+            try {
+                cmId.disconnect();
+            } catch (IOException e) {
+                logger.debug("rdma_disconnect: {}", e.getMessage());
+            }
+        }
+        RdmaEndpoint e = ep;
+        if (e != null) {
+            if (drain(e)) {
+                releaseRegistrations();
+                registration.submit(RdmaIoOps.unwatch(e.compChannel.fd()));
+                e.destroy();
+            } else {
+                logger.error("{}: the device did not flush {} send and {} receive work requests within {} ms; "
+                        + "leaking its registered memory rather than freeing it under the device", this,
+                        inFlightCount(), postedReceives, DRAIN_TIMEOUT_MILLIS);
+            }
+            ep = null;
+        }
+        heldReceives.clear();
+        closeCm();
+    }
+
+    /** Queue pair to error, then poll until every posted work request has completed (flushed). */
+    private boolean drain(RdmaEndpoint e) {
+        try {
+            e.qp.modifyToError();
+        } catch (IOException ex) {
+            logger.warn("{}: modify QP to error failed", this, ex);
+        }
+        // First what a handler interrupted by closing the channel from inside a completion batch.
+        CompletionArray current = batch;
+        while (current != null && batchNext < batchCount) {
+            complete(current, batchNext++);
+        }
+        batch = null;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_TIMEOUT_MILLIS);
+        CompletionArray wc = e.cq.newCompletionArray(COMPLETION_ARRAY);
+        while (inFlightCount() > 0 || postedReceives > 0) {
+            int n;
+            try {
+                n = e.cq.poll(wc);
+            } catch (IOException ex) {
+                logger.warn("{}: polling the CQ while closing failed", this, ex);
+                return false;
+            }
+            for (int i = 0; i < n; i++) {
+                complete(wc, i);
+            }
+            if (n == 0) {
+                if (System.nanoTime() - deadline > 0) {
+                    return false;
+                }
+                Thread.yield();
+            }
+        }
+        onCompletionEvent();
+        return true;
+    }
+
+    private void releaseRegistrations() {
+        List<RdmaMemoryWindow> ws;
+        synchronized (windows) {
+            ws = new ArrayList<>(windows);
+        }
+        for (RdmaMemoryWindow w : ws) {
+            closeWindow(w);
+        }
+        List<RdmaMemory> ms;
+        synchronized (memories) {
+            ms = new ArrayList<>(memories);
+        }
+        for (RdmaMemory m : ms) {
+            deregisterNow(m);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RdmaChannel(" + channelId + ", " + (passive ? "accepted " : "") + local + " <-> " + remote + ')';
+    }
+
+}

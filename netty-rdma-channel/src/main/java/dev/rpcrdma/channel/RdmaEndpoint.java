@@ -1,0 +1,149 @@
+package dev.rpcrdma.channel;
+
+import dev.rpcrdma.channel.fabric.AccessFlags;
+import dev.rpcrdma.channel.fabric.CmId;
+import dev.rpcrdma.channel.fabric.CompletionArray;
+import dev.rpcrdma.channel.fabric.CompletionChannel;
+import dev.rpcrdma.channel.fabric.CompletionQueue;
+import dev.rpcrdma.channel.fabric.MemoryRegion;
+import dev.rpcrdma.channel.fabric.ProtectionDomain;
+import dev.rpcrdma.channel.fabric.QpCapabilities;
+import dev.rpcrdma.channel.fabric.QueuePair;
+import dev.rpcrdma.channel.fabric.VerbsDevice;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.internal.PlatformDependent;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+import java.io.IOException;
+
+/**
+ * The verbs objects of one connection and its registered buffer pools: protection domain, completion channel and
+ * queue (shared by both work queues), RC queue pair, a receive slab ({@code depth × receiveBufferSize}, posted as
+ * single-SGE receives) and a send slab ({@code sendQueueDepth × maxSendSize} slots for non-inline Sends). Slabs are
+ * direct buffers from the channel's allocator, registered once: the hot path never registers memory.
+ * {@link #destroy()} tears down in the verbs order and must only run after every posted work request completed.
+ */
+final class RdmaEndpoint {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaEndpoint.class);
+
+    ProtectionDomain pd;
+    CompletionChannel compChannel;
+    CompletionQueue cq;
+    CompletionArray completions;
+    QueuePair qp;
+    ByteBuf receiveSlab;
+    MemoryRegion receiveRegion;
+    ByteBuf sendSlab;
+    MemoryRegion sendRegion;
+    int receiveBufferSize;
+    int receiveDepth;
+    int sendSlotSize;
+    int sendDepth;
+    int maxInline;
+    private int[] freeSendSlots;
+    private int freeSendSlotCount;
+    int unackedEvents;
+
+    static RdmaEndpoint create(CmId id, RdmaChannelConfig config, ByteBufAllocator alloc, int batch)
+            throws IOException {
+        if (!PlatformDependent.hasUnsafe()) {
+            throw new RdmaException("the RDMA transport needs direct buffers with memory addresses (sun.misc.Unsafe)");
+        }
+        VerbsDevice device = id.device();
+        RdmaEndpoint ep = new RdmaEndpoint();
+        try {
+            ep.receiveDepth = Math.min(config.receiveQueueDepth(), device.maxQpWr());
+            ep.sendDepth = Math.min(config.sendQueueDepth(), device.maxQpWr());
+            ep.receiveBufferSize = config.receiveBufferSize();
+            ep.sendSlotSize = config.maxSendSize();
+            ep.maxInline = Math.min(config.maxInlineData(), device.maxInlineData());
+            ep.pd = device.allocProtectionDomain();
+            ep.compChannel = device.createCompletionChannel();
+            ep.cq = device.createCompletionQueue(ep.sendDepth + ep.receiveDepth, ep.compChannel);
+            ep.completions = ep.cq.newCompletionArray(batch);
+            int sge = Math.min(device.maxSge(), 16);
+            ep.qp = id.createQueuePair(ep.pd, ep.cq, ep.cq,
+                    new QpCapabilities(ep.sendDepth, ep.receiveDepth, sge, 1, ep.maxInline));
+            ep.receiveSlab = alloc.directBuffer(ep.receiveDepth * ep.receiveBufferSize);
+            ep.receiveRegion = ep.pd.registerMemory(ep.receiveSlab.memoryAddress(), ep.receiveSlab.capacity(),
+                    AccessFlags.LOCAL_WRITE);
+            ep.sendSlab = alloc.directBuffer(ep.sendDepth * ep.sendSlotSize);
+            ep.sendRegion = ep.pd.registerMemory(ep.sendSlab.memoryAddress(), ep.sendSlab.capacity(), 0);
+            ep.freeSendSlots = new int[ep.sendDepth];
+            for (int i = 0; i < ep.sendDepth; i++) {
+                ep.freeSendSlots[i] = ep.sendDepth - 1 - i;
+            }
+            ep.freeSendSlotCount = ep.sendDepth;
+            return ep;
+        } catch (Throwable t) {
+            ep.destroy();
+            throw t;
+        }
+    }
+
+    long receiveAddress(int slot) {
+        return receiveSlab.memoryAddress() + (long) slot * receiveBufferSize;
+    }
+
+    void postReceive(int channelId, int slot) throws IOException {
+        qp.postReceive(WorkRequestIds.encode(channelId, WorkRequestIds.RECEIVE, slot), receiveAddress(slot),
+                receiveBufferSize, receiveRegion.lkey());
+    }
+
+    /** A free send slot or -1. */
+    int allocateSendSlot() {
+        return freeSendSlotCount == 0 ? -1 : freeSendSlots[--freeSendSlotCount];
+    }
+
+    void freeSendSlot(int slot) {
+        freeSendSlots[freeSendSlotCount++] = slot;
+    }
+
+    long sendSlotAddress(int slot) {
+        return sendSlab.memoryAddress() + (long) slot * sendSlotSize;
+    }
+
+    void ackEvents() {
+        if (unackedEvents > 0 && cq != null) {
+            cq.ackEvents(unackedEvents);
+            unackedEvents = 0;
+        }
+    }
+
+    /** Destroys in verbs order: MRs, QP, CQ (after acking its events), completion channel, PD. */
+    void destroy() {
+        close(receiveRegion, "receive MR");
+        close(sendRegion, "send MR");
+        receiveRegion = null;
+        sendRegion = null;
+        if (receiveSlab != null) {
+            receiveSlab.release();
+            receiveSlab = null;
+        }
+        if (sendSlab != null) {
+            sendSlab.release();
+            sendSlab = null;
+        }
+        close(qp, "QP");
+        qp = null;
+        ackEvents();
+        close(cq, "CQ");
+        cq = null;
+        close(compChannel, "completion channel");
+        compChannel = null;
+        close(pd, "PD");
+        pd = null;
+    }
+
+    private static void close(AutoCloseable c, String what) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                logger.warn("failed to destroy the {}", what, e);
+            }
+        }
+    }
+}

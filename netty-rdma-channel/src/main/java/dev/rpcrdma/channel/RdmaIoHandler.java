@@ -1,0 +1,330 @@
+package dev.rpcrdma.channel;
+
+import dev.rpcrdma.channel.fabric.Fabric;
+import io.netty.channel.IoHandle;
+import io.netty.channel.IoHandler;
+import io.netty.channel.IoHandlerContext;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoOps;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.epoll.Native;
+import io.netty.channel.unix.FileDescriptor;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.IntObjectMap;
+import io.netty.util.concurrent.ThreadAwareExecutor;
+import io.netty.util.internal.ObjectUtil;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The {@link IoHandler} of the RDMA transport, for {@code MultiThreadIoEventLoopGroup}:
+ * {@code new MultiThreadIoEventLoopGroup(RdmaIoHandler.newFactory())}.
+ *
+ * <h2>Loop</h2>
+ * Each {@link #run} polls the completion queues of its "hot" channels in batches (a channel is hot from its
+ * creation and whenever its last poll found work or its completion channel fired). When there is no work and the
+ * loop may block it optionally busy-polls ({@link RdmaIoHandlerConfig#busyPollNanos()}), then arms notification on
+ * every hot queue and polls it once more — a completion that raced with the arming is found by that poll, one after
+ * it signals the completion channel, so no wakeup is lost — and finally waits in {@code epoll_wait} on the
+ * completion-channel fds, the RDMA-CM event-channel fds and a wakeup eventfd, until the loop's next deadline.
+ *
+ * <h2>Wakeup</h2>
+ * As {@code EpollIoHandler}: {@code nextWakeupNanos} holds the deadline while the loop may sleep and {@code AWAKE}
+ * otherwise; {@link #wakeup()} from another thread swaps in {@code AWAKE} and writes the eventfd only if the loop
+ * was (about to be) asleep.
+ */
+public final class RdmaIoHandler implements IoHandler {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaIoHandler.class);
+    private static final long AWAKE = -1L;
+    private static final long NONE = Long.MAX_VALUE;
+
+    private final ThreadAwareExecutor executor;
+    private final RdmaIoHandlerConfig config;
+    private final Fabric fabric;
+    private final EpollSet epoll;
+    private final FileDescriptor wakeupFd;
+    private final AtomicLong nextWakeupNanos = new AtomicLong(AWAKE);
+    private final IntObjectMap<Registration> byFd = new IntObjectHashMap<>();
+    private final List<Registration> registrations = new ArrayList<>();
+    private Registration[] snapshot = new Registration[0];
+    private boolean snapshotStale;
+
+    private RdmaIoHandler(ThreadAwareExecutor executor, RdmaIoHandlerConfig config) {
+        this.executor = ObjectUtil.checkNotNull(executor, "executor");
+        this.config = config;
+        this.fabric = config.fabric();
+        this.epoll = new EpollSet(config.maxEvents());
+        this.wakeupFd = Native.newEventFd();
+        try {
+            epoll.add(wakeupFd.intValue());
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot watch the wakeup eventfd", e);
+        }
+    }
+
+    /** A factory with the default configuration (fabric from {@code -Ddev.rpcrdma.fabric}). */
+    public static IoHandlerFactory newFactory() {
+        return newFactory(new RdmaIoHandlerConfig());
+    }
+
+    /** A factory with the given configuration (copied). */
+    public static IoHandlerFactory newFactory(RdmaIoHandlerConfig config) {
+        RdmaIoHandlerConfig copy = ObjectUtil.checkNotNull(config, "config").copy();
+        return executor -> new RdmaIoHandler(executor, copy);
+    }
+
+    /** The fabric this loop's channels use. */
+    public Fabric fabric() {
+        return fabric;
+    }
+
+    @Override
+    public int run(IoHandlerContext context) {
+        int work = pollHot(false);
+        if (work > 0 || !context.canBlock()) {
+            return work + waitAndDispatch(0);
+        }
+        long busyNanos = config.busyPollNanos();
+        if (busyNanos > 0) {
+            long until = System.nanoTime() + busyNanos;
+            do {
+                work = pollHot(false) + waitAndDispatch(0);
+                if (work > 0) {
+                    return work;
+                }
+            } while (System.nanoTime() - until < 0 && context.canBlock());
+        }
+        // Arm, then poll again: closes the race with completions that arrived before arming.
+        work = armAndRepoll();
+        if (work > 0) {
+            return work;
+        }
+        long deadline = context.deadlineNanos();
+        if (deadline == -1L) {
+            deadline = NONE;
+        }
+        nextWakeupNanos.set(deadline);
+        try {
+            if (context.canBlock()) {
+                work = waitAndDispatch(timeoutMillis(deadline));
+            } else {
+                work = waitAndDispatch(0);
+            }
+        } finally {
+            nextWakeupNanos.lazySet(AWAKE);
+        }
+        return work + pollHot(false);
+    }
+
+    private static int timeoutMillis(long deadlineNanos) {
+        if (deadlineNanos == NONE) {
+            return -1;
+        }
+        long delay = deadlineNanos - System.nanoTime();
+        if (delay <= 0) {
+            return 0;
+        }
+        return (int) Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(delay + 999_999));
+    }
+
+    private Registration[] snapshot() {
+        if (snapshotStale) {
+            snapshot = registrations.toArray(new Registration[0]);
+            snapshotStale = false;
+        }
+        return snapshot;
+    }
+
+    /** Polls hot registrations (all of them if {@code includeArmed}); a poll that finds nothing leaves it cold. */
+    private int pollHot(boolean includeArmed) {
+        int work = 0;
+        int batch = config.completionBatch();
+        for (Registration r : snapshot()) {
+            if (!r.valid || (!r.hot && !includeArmed)) {
+                continue;
+            }
+            int n = r.handle.pollCompletions(batch);
+            if (n > 0) {
+                r.hot = true;
+                work += n;
+            }
+        }
+        return work;
+    }
+
+    private int armAndRepoll() {
+        for (Registration r : snapshot()) {
+            if (r.valid && r.hot && r.handle.armCompletions()) {
+                r.hot = false;
+            }
+        }
+        return pollHot(true);
+    }
+
+    private int waitAndDispatch(int timeoutMillis) {
+        int ready;
+        try {
+            ready = epoll.wait(timeoutMillis);
+        } catch (IOException e) {
+            logger.warn("epoll_wait failed", e);
+            return 0;
+        }
+        int work = 0;
+        for (int i = 0; i < ready; i++) {
+            int fd = epoll.fd(i);
+            if (fd == wakeupFd.intValue()) {
+                Native.eventFdRead(fd);
+                continue;
+            }
+            Registration r = byFd.get(fd);
+            if (r == null || !r.valid) {
+                continue;
+            }
+            int kind = r.kinds.get(fd);
+            if (kind == RdmaIoOps.COMPLETIONS) {
+                r.hot = true;
+            }
+            work++;
+            try {
+                r.handle.handle(r, new RdmaIoEvent(kind, fd));
+            } catch (Throwable t) {
+                logger.warn("unexpected exception from {}", r.handle, t);
+            }
+        }
+        return work;
+    }
+
+    @Override
+    public void prepareToDestroy() {
+        closeAll();
+    }
+
+    private void closeAll() {
+        for (Registration r : registrations.toArray(new Registration[0])) {
+            try {
+                r.handle.close();
+            } catch (Exception e) {
+                logger.debug("failed to close {}", r.handle, e);
+            }
+        }
+    }
+
+    @Override
+    public void destroy() {
+        // The loop may terminate without prepareToDestroy() (quiet period 0): close what is still registered so
+        // that no connection keeps device resources or registered memory.
+        closeAll();
+        try {
+            epoll.close();
+        } catch (IOException e) {
+            logger.debug("failed to close the epoll fd", e);
+        }
+        try {
+            wakeupFd.close();
+        } catch (IOException e) {
+            logger.debug("failed to close the wakeup eventfd", e);
+        }
+    }
+
+    @Override
+    public IoRegistration register(IoHandle handle) {
+        RdmaIoHandle h = (RdmaIoHandle) handle;
+        Registration r = new Registration(h);
+        registrations.add(r);
+        snapshotStale = true;
+        h.registered();
+        return r;
+    }
+
+    @Override
+    public void wakeup() {
+        if (!executor.isExecutorThread(Thread.currentThread()) && nextWakeupNanos.getAndSet(AWAKE) != AWAKE) {
+            Native.eventFdWrite(wakeupFd.intValue(), 1L);
+        }
+    }
+
+    @Override
+    public boolean isCompatible(Class<? extends IoHandle> handleType) {
+        return RdmaIoHandle.class.isAssignableFrom(handleType);
+    }
+
+    /** One channel's registration; its attachment is the loop's {@link Fabric}. */
+    private final class Registration implements IoRegistration {
+        final RdmaIoHandle handle;
+        final java.util.Map<Integer, Integer> kinds = new java.util.HashMap<>(4);
+        boolean valid = true;
+        boolean hot = true;
+
+        Registration(RdmaIoHandle handle) {
+            this.handle = handle;
+        }
+
+        @SuppressWarnings("unchecked")
+        @Override
+        public <T> T attachment() {
+            return (T) fabric;
+        }
+
+        @Override
+        public long submit(IoOps ops) {
+            RdmaIoOps o = (RdmaIoOps) ops;
+            if (!executor.isExecutorThread(Thread.currentThread())) {
+                executor.execute(() -> submit(ops));
+                return 0;
+            }
+            if (!valid) {
+                return -1;
+            }
+            try {
+                if (o.add) {
+                    if (kinds.put(o.fd, o.kind) == null) {
+                        epoll.add(o.fd);
+                    }
+                    byFd.put(o.fd, this);
+                } else if (kinds.remove(o.fd) != null) {
+                    byFd.remove(o.fd);
+                    epoll.remove(o.fd);
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException("epoll_ctl failed for fd " + o.fd, e);
+            }
+            return 0;
+        }
+
+        @Override
+        public boolean isValid() {
+            return valid;
+        }
+
+        @Override
+        public boolean cancel() {
+            if (!valid) {
+                return false;
+            }
+            if (!executor.isExecutorThread(Thread.currentThread())) {
+                executor.execute(this::cancel);
+                return true;
+            }
+            valid = false;
+            for (int fd : kinds.keySet()) {
+                byFd.remove(fd);
+                try {
+                    epoll.remove(fd);
+                } catch (IOException e) {
+                    logger.debug("epoll_ctl(DEL) failed for fd {}", fd, e);
+                }
+            }
+            kinds.clear();
+            registrations.remove(this);
+            snapshotStale = true;
+            handle.unregistered();
+            return true;
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package dev.rpcrdma.channel;
+
+import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.fabric.Fabrics;
+import io.netty.util.internal.ObjectUtil;
+
+/**
+ * Configuration of an {@link RdmaIoHandler}: the fabric, the busy-poll time (how long an idle loop keeps polling
+ * completion queues before it arms notification and sleeps; 0 = never spin) and the per-channel poll batch.
+ */
+public final class RdmaIoHandlerConfig {
+    private Fabric fabric;
+    private long busyPollNanos;
+    private int completionBatch = 32;
+    private int maxEvents = 128;
+
+    /** The fabric ({@link Fabrics#select()} when unset). */
+    public Fabric fabric() {
+        return fabric != null ? fabric : Fabrics.select();
+    }
+
+    public RdmaIoHandlerConfig fabric(Fabric fabric) {
+        this.fabric = ObjectUtil.checkNotNull(fabric, "fabric");
+        return this;
+    }
+
+    public long busyPollNanos() {
+        return busyPollNanos;
+    }
+
+    public RdmaIoHandlerConfig busyPollNanos(long busyPollNanos) {
+        this.busyPollNanos = ObjectUtil.checkPositiveOrZero(busyPollNanos, "busyPollNanos");
+        return this;
+    }
+
+    /** Completions polled from one channel's queue per poll call (the size of its completion array). */
+    public int completionBatch() {
+        return completionBatch;
+    }
+
+    public RdmaIoHandlerConfig completionBatch(int completionBatch) {
+        this.completionBatch = ObjectUtil.checkPositive(completionBatch, "completionBatch");
+        return this;
+    }
+
+    /** Most fds reported by one {@code epoll_wait}. */
+    public int maxEvents() {
+        return maxEvents;
+    }
+
+    public RdmaIoHandlerConfig maxEvents(int maxEvents) {
+        this.maxEvents = ObjectUtil.checkPositive(maxEvents, "maxEvents");
+        return this;
+    }
+
+    RdmaIoHandlerConfig copy() {
+        RdmaIoHandlerConfig c = new RdmaIoHandlerConfig();
+        c.fabric = fabric();
+        c.busyPollNanos = busyPollNanos;
+        c.completionBatch = completionBatch;
+        c.maxEvents = maxEvents;
+        return c;
+    }
+}

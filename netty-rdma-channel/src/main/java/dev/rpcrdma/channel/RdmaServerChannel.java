@@ -1,0 +1,107 @@
+package dev.rpcrdma.channel;
+
+import dev.rpcrdma.channel.fabric.CmEvent;
+import dev.rpcrdma.channel.fabric.CmEventType;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.ServerChannel;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+
+/**
+ * A listening RDMA-CM id ({@code rdma_listen}) as a Netty server channel, for {@code ServerBootstrap}. Each
+ * {@code RDMA_CM_EVENT_CONNECT_REQUEST} becomes a child {@link RdmaChannel} (read by the acceptor like a socket),
+ * carrying the client's private data; the child accepts after its registration (see {@link RdmaChannel}).
+ */
+public final class RdmaServerChannel extends AbstractRdmaChannel implements ServerChannel {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaServerChannel.class);
+
+    private final RdmaServerChannelConfig config = new RdmaServerChannelConfig(this);
+
+    public RdmaServerChannel() {
+        super(null);
+    }
+
+    @Override
+    public RdmaServerChannelConfig config() {
+        return config;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return null;
+    }
+
+    @Override
+    protected AbstractUnsafe newUnsafe() {
+        return new RdmaUnsafe() {
+            @Override
+            public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
+                promise.setFailure(new UnsupportedOperationException("a server channel does not connect"));
+            }
+        };
+    }
+
+    @Override
+    protected void doBind(SocketAddress localAddress) throws Exception {
+        if (!(localAddress instanceof InetSocketAddress)) {
+            throw new IllegalArgumentException("unsupported address type: " + localAddress);
+        }
+        cmId = cmEvents.createId(this);
+        cmId.bind((InetSocketAddress) localAddress);
+        cmId.listen(config.backlog());
+        local = cmId.localAddress();
+        active = true;
+    }
+
+    @Override
+    void onCmEvent(CmEvent event) {
+        if (event.type() != CmEventType.CONNECT_REQUEST) {
+            logger.debug("{} ignores {}", this, event);
+            return;
+        }
+        RdmaChannel child;
+        try {
+            child = new RdmaChannel(this, event.id(), event.privateData());
+        } catch (Throwable t) {
+            logger.warn("{} cannot create a channel for a connect request; rejecting", this, t);
+            try {
+                event.id().reject(null);
+                event.id().close();
+            } catch (IOException e) {
+                logger.debug("reject failed", e);
+            }
+            return;
+        }
+        ChannelPipeline p = pipeline();
+        p.fireChannelRead(child);
+        p.fireChannelReadComplete();
+    }
+
+    @Override
+    protected void doBeginRead() {
+        // Connect requests are always delivered (RDMA-CM has no accept queue to leave them in).
+    }
+
+    @Override
+    protected void doClose() {
+        active = false;
+        open = false;
+        closeCm();
+    }
+
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    protected Object filterOutboundMessage(Object msg) {
+        throw new UnsupportedOperationException();
+    }
+}

@@ -1,0 +1,587 @@
+package dev.rpcrdma.channel.transport;
+
+import dev.rpcrdma.channel.RdmaBindWindow;
+import dev.rpcrdma.channel.RdmaChannel;
+import dev.rpcrdma.channel.RdmaChannelOption;
+import dev.rpcrdma.channel.RdmaConnectionRejectedException;
+import dev.rpcrdma.channel.RdmaIoHandler;
+import dev.rpcrdma.channel.RdmaIoHandlerConfig;
+import dev.rpcrdma.channel.RdmaMemory;
+import dev.rpcrdma.channel.RdmaMemoryWindow;
+import dev.rpcrdma.channel.RdmaRead;
+import dev.rpcrdma.channel.RdmaReceive;
+import dev.rpcrdma.channel.RdmaSend;
+import dev.rpcrdma.channel.RdmaServerChannel;
+import dev.rpcrdma.channel.RdmaWorkRequestException;
+import dev.rpcrdma.channel.RdmaWrite;
+import dev.rpcrdma.channel.fabric.AccessFlags;
+import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.fabric.WcStatus;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.util.ReferenceCountUtil;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.stream.IntStream;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The RDMA transport test suite, run once per fabric by its subclasses ({@link SoftwareFabricTransportTest} in
+ * {@code mvn verify}, {@link NativeFabricTransportTest} on Soft-RoCE in the VM stage).
+ */
+abstract class RdmaTransportSuite {
+    static final long TIMEOUT = 10;
+
+    EventLoopGroup group;
+    final List<Channel> channels = new ArrayList<>();
+
+    /** The fabric under test. */
+    abstract Fabric fabric();
+
+    /** The address servers listen on. */
+    abstract InetAddress address();
+
+    @BeforeEach
+    void startLoop() {
+        group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().fabric(fabric())));
+    }
+
+    @AfterEach
+    void stopLoop() throws Exception {
+        for (Channel c : channels) {
+            c.close().await(TIMEOUT, TimeUnit.SECONDS);
+        }
+        assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
+    }
+
+    static byte[] pattern(int length, int seed) {
+        byte[] b = new byte[length];
+        for (int i = 0; i < length; i++) {
+            b[i] = (byte) (seed * 31 + i * 7);
+        }
+        return b;
+    }
+
+    static byte[] bytes(ByteBuf buf) {
+        byte[] b = new byte[buf.readableBytes()];
+        buf.getBytes(buf.readerIndex(), b);
+        return b;
+    }
+
+    /** Starts a server whose child pipelines get {@code child}; returns its address. */
+    InetSocketAddress server(Consumer<ServerBootstrap> options, ChannelHandler child) throws Exception {
+        ServerBootstrap b = new ServerBootstrap().group(group).channel(RdmaServerChannel.class).childHandler(child);
+        options.accept(b);
+        Channel s = b.bind(new InetSocketAddress(address(), 0)).sync().channel();
+        channels.add(s);
+        return (InetSocketAddress) s.localAddress();
+    }
+
+    ChannelFuture connect(InetSocketAddress to, Consumer<Bootstrap> options, ChannelHandler handler) {
+        Bootstrap b = new Bootstrap().group(group).channel(RdmaChannel.class).handler(handler);
+        options.accept(b);
+        ChannelFuture f = b.connect(to);
+        channels.add(f.channel());
+        return f;
+    }
+
+    /** Echoes every received Send back as a Send. */
+    @ChannelHandler.Sharable
+    static final class Echo extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            RdmaReceive r = (RdmaReceive) msg;
+            ctx.write(r.content());
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            ctx.flush();
+        }
+    }
+
+    /** Queues the content of every received Send (retained: the test releases). */
+    static final class Collect extends ChannelInboundHandlerAdapter {
+        final BlockingQueue<RdmaReceive> received = new LinkedBlockingQueue<>();
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            received.add((RdmaReceive) msg);
+        }
+
+        RdmaReceive take() throws InterruptedException {
+            RdmaReceive r = received.poll(TIMEOUT, TimeUnit.SECONDS);
+            assertNotNull(r, "nothing received within " + TIMEOUT + " s");
+            return r;
+        }
+
+        void releaseAll() {
+            RdmaReceive r;
+            while ((r = received.poll()) != null) {
+                r.release();
+            }
+        }
+    }
+
+    static int[] sendSizes() {
+        return new int[] {0, 1, 2, 7, 63, 64, 65, 100, 255, 256, 1000, 1024, 4000, 4095, 4096};
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("bufferKinds")
+    void echoesSendsOfManySizes(String kind) throws Exception {
+        InetSocketAddress at = server(b -> { }, new Echo());
+        Collect collect = new Collect();
+        Channel c = connect(at, b -> { }, collect).sync().channel();
+        try {
+            int[] sizes = sendSizes();
+            for (int i = 0; i < sizes.length; i++) {
+                c.write(buffer(kind, pattern(sizes[i], i)));
+            }
+            c.flush();
+            for (int i = 0; i < sizes.length; i++) {
+                RdmaReceive r = collect.take();
+                try {
+                    assertEquals(sizes[i], r.byteLength(), "size of echo " + i);
+                    assertArrayEquals(pattern(sizes[i], i), bytes(r.content()), "bytes of echo " + i);
+                    assertFalse(r.hasInvalidatedRkey());
+                } finally {
+                    r.release();
+                }
+            }
+            assertEquals(64, ((RdmaChannel) c).postedReceives(), "receives are reposted as they are consumed");
+        } finally {
+            collect.releaseAll();
+        }
+    }
+
+    static List<String> bufferKinds() {
+        return List.of("heap", "direct", "composite");
+    }
+
+    private static ByteBuf buffer(String kind, byte[] data) {
+        switch (kind) {
+            case "heap":
+                return Unpooled.wrappedBuffer(data);
+            case "direct":
+                return ByteBufAllocator.DEFAULT.directBuffer(data.length).writeBytes(data);
+            default: {
+                CompositeByteBuf c = ByteBufAllocator.DEFAULT.compositeDirectBuffer();
+                int half = data.length / 2;
+                c.addComponent(true, ByteBufAllocator.DEFAULT.directBuffer(half).writeBytes(data, 0, half));
+                c.addComponent(true, ByteBufAllocator.DEFAULT.directBuffer(data.length - half)
+                        .writeBytes(data, half, data.length - half));
+                return c;
+            }
+        }
+    }
+
+    @Test
+    void privateDataIsExchangedBeforeChannelActive() throws Exception {
+        CompletableFuture<byte[]> seenByServer = new CompletableFuture<>();
+        InetSocketAddress at = server(b -> { }, new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRegistered(ChannelHandlerContext ctx) {
+                RdmaChannel ch = (RdmaChannel) ctx.channel();
+                byte[] request = ch.peerPrivateData();
+                seenByServer.complete(request);
+                byte[] reply = new byte[8];
+                for (int i = 0; i < 8; i++) {
+                    reply[i] = (byte) (request[i] + 100);
+                }
+                ch.config().setOption(RdmaChannelOption.PRIVATE_DATA, reply);
+                ctx.fireChannelRegistered();
+            }
+        });
+        CompletableFuture<byte[]> seenByClientWhenActive = new CompletableFuture<>();
+        byte[] request = {(byte) 0xf6, (byte) 0xab, 0x17, (byte) 0xe9, 1, 0, 4, 4};
+        connect(at, b -> b.option(RdmaChannelOption.PRIVATE_DATA, request), new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                seenByClientWhenActive.complete(((RdmaChannel) ctx.channel()).peerPrivateData());
+            }
+        }).sync();
+        byte[] atServer = seenByServer.get(TIMEOUT, TimeUnit.SECONDS);
+        assertEquals(56, atServer.length, "connect private data arrives zero padded to 56 bytes");
+        assertArrayEquals(request, java.util.Arrays.copyOf(atServer, 8));
+        byte[] atClient = seenByClientWhenActive.get(TIMEOUT, TimeUnit.SECONDS);
+        assertEquals(196, atClient.length, "accept private data arrives zero padded to 196 bytes");
+        for (int i = 0; i < 8; i++) {
+            assertEquals((byte) (request[i] + 100), atClient[i]);
+        }
+    }
+
+    @Test
+    void rejectionCarriesThePeersPrivateData() throws Exception {
+        InetSocketAddress at = server(b -> b.childOption(RdmaChannelOption.AUTO_ACCEPT, false),
+                new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRegistered(ChannelHandlerContext ctx) {
+                        ((RdmaChannel) ctx.channel()).reject(new byte[] {4, 2});
+                    }
+                });
+        ChannelFuture f = connect(at, b -> { }, new ChannelInboundHandlerAdapter());
+        assertTrue(f.await(TIMEOUT, TimeUnit.SECONDS));
+        RdmaConnectionRejectedException e = assertInstanceOf(RdmaConnectionRejectedException.class, f.cause());
+        assertEquals(4, e.privateData()[0]);
+        assertEquals(2, e.privateData()[1]);
+    }
+
+    @Test
+    void connectingWhereNobodyListensFailsClearly() throws Exception {
+        ChannelFuture f = connect(new InetSocketAddress(address(), 1), b -> { }, new ChannelInboundHandlerAdapter());
+        assertTrue(f.await(TIMEOUT, TimeUnit.SECONDS));
+        ConnectException e = assertInstanceOf(ConnectException.class, f.cause());
+        assertTrue(e.getMessage().contains("no RDMA listener at"), e.getMessage());
+        assertTrue(f.channel().closeFuture().await(TIMEOUT, TimeUnit.SECONDS));
+    }
+
+    /** Server side of the one-sided tests: registers 64 KiB and advertises (address, rkey) in a Send. */
+    static final class Exposer extends ChannelInboundHandlerAdapter {
+        final int access;
+        final boolean window;
+        final CompletableFuture<RdmaMemory> memory = new CompletableFuture<>();
+        final CompletableFuture<RdmaMemoryWindow> windowFuture = new CompletableFuture<>();
+        final BlockingQueue<RdmaReceive> received = new LinkedBlockingQueue<>();
+
+        Exposer(int access, boolean window) {
+            this.access = access;
+            this.window = window;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) throws Exception {
+            RdmaChannel ch = (RdmaChannel) ctx.channel();
+            ByteBuf buf = ctx.alloc().directBuffer(65536);
+            buf.writeZero(65536);
+            RdmaMemory m = ch.registerMemory(buf, access);
+            buf.release(); // the registration holds its own reference
+            memory.complete(m);
+            long address = m.address();
+            int rkey = m.rkey();
+            if (window) {
+                RdmaMemoryWindow w = ch.allocateMemoryWindow();
+                RdmaBindWindow bind = new RdmaBindWindow(w, m, 4096, 8192,
+                        AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ);
+                ctx.write(bind);
+                windowFuture.complete(w);
+                address = bind.address();
+                rkey = bind.rkey();
+            }
+            ctx.writeAndFlush(ctx.alloc().buffer(12).writeLong(address).writeInt(rkey));
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            received.add((RdmaReceive) msg);
+        }
+    }
+
+    @Test
+    void rdmaWriteAndReadMoveBytesBothWays() throws Exception {
+        Exposer exposer = new Exposer(AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE, false);
+        InetSocketAddress at = server(b -> { }, exposer);
+        Collect collect = new Collect();
+        RdmaChannel c = (RdmaChannel) connect(at, b -> { }, collect).sync().channel();
+        RdmaReceive advert = collect.take();
+        long address = advert.content().readLong();
+        int rkey = advert.content().readInt();
+        advert.release();
+
+        byte[] data = pattern(20000, 3);
+        ByteBuf local = c.alloc().directBuffer(40000).writeBytes(data).writeZero(20000);
+        RdmaMemory mine = c.registerMemory(local, 0);
+        local.release();
+        c.writeAndFlush(new RdmaWrite(mine, 0, 20000, address + 100, rkey)).sync();
+        RdmaMemory theirs = exposer.memory.get(TIMEOUT, TimeUnit.SECONDS);
+        assertArrayEquals(data, bytes(theirs.buffer().slice(100, 20000)), "RDMA Write placed the bytes");
+
+        c.writeAndFlush(new RdmaRead(mine, 20000, 20000, address + 100, rkey)).sync();
+        assertArrayEquals(data, bytes(mine.buffer().slice(20000, 20000)), "RDMA Read fetched them back");
+        assertTrue(mine.deregister().await(TIMEOUT, TimeUnit.SECONDS));
+        assertFalse(mine.isRegistered());
+    }
+
+    @Test
+    void rdmaOutsideTheAdvertisedRangeFailsTheWriteAndClosesBothSides() throws Exception {
+        Exposer exposer = new Exposer(AccessFlags.REMOTE_READ, false);
+        InetSocketAddress at = server(b -> { }, exposer);
+        Collect collect = new Collect();
+        RdmaChannel c = (RdmaChannel) connect(at, b -> { }, collect).sync().channel();
+        RdmaReceive advert = collect.take();
+        long address = advert.content().readLong();
+        int rkey = advert.content().readInt();
+        advert.release();
+        ByteBuf local = c.alloc().directBuffer(16).writeZero(16);
+        RdmaMemory mine = c.registerMemory(local, 0);
+        local.release();
+        // Write access was not granted.
+        ChannelFuture w = c.writeAndFlush(new RdmaWrite(mine, 0, 16, address, rkey));
+        assertTrue(w.await(TIMEOUT, TimeUnit.SECONDS));
+        RdmaWorkRequestException e = assertInstanceOf(RdmaWorkRequestException.class, w.cause());
+        assertEquals(WcStatus.REM_ACCESS_ERR, e.status());
+        assertTrue(c.closeFuture().await(TIMEOUT, TimeUnit.SECONDS));
+        assertFalse(mine.isRegistered(), "closing deregisters what was registered through the channel");
+        RdmaMemory theirs = exposer.memory.get(TIMEOUT, TimeUnit.SECONDS);
+        assertTrue(theirs.channel().closeFuture().await(TIMEOUT, TimeUnit.SECONDS), "the peer closes too");
+    }
+
+    @Test
+    void sendWithInvalidateInvalidatesTheAdvertisedWindow() throws Exception {
+        Exposer exposer = new Exposer(AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE | AccessFlags.MW_BIND,
+                true);
+        InetSocketAddress at = server(b -> { }, exposer);
+        Collect collect = new Collect();
+        RdmaChannel c = (RdmaChannel) connect(at, b -> { }, collect).sync().channel();
+        RdmaReceive advert = collect.take();
+        long address = advert.content().readLong();
+        int rkey = advert.content().readInt();
+        advert.release();
+        RdmaMemory theirs = exposer.memory.get(TIMEOUT, TimeUnit.SECONDS);
+        assertTrue(rkey != theirs.rkey(), "the window has its own rkey");
+
+        byte[] data = pattern(8192, 9);
+        ByteBuf local = c.alloc().directBuffer(8192).writeBytes(data);
+        RdmaMemory mine = c.registerMemory(local, 0);
+        local.release();
+        c.writeAndFlush(new RdmaWrite(mine, 0, 8192, address, rkey)).sync();
+        assertArrayEquals(data, bytes(theirs.buffer().slice(4096, 8192)));
+
+        c.writeAndFlush(RdmaSend.withInvalidate(c.alloc().buffer(4).writeInt(7), rkey)).sync();
+        RdmaReceive r = exposer.received.poll(TIMEOUT, TimeUnit.SECONDS);
+        assertNotNull(r);
+        try {
+            assertTrue(r.hasInvalidatedRkey());
+            assertEquals(rkey, r.invalidatedRkey());
+            assertEquals(7, r.content().getInt(0));
+        } finally {
+            r.release();
+        }
+        RdmaMemoryWindow window = exposer.windowFuture.get(TIMEOUT, TimeUnit.SECONDS);
+        CountDownLatch checked = new CountDownLatch(1);
+        AtomicReference<Boolean> bound = new AtomicReference<>();
+        window.channel().eventLoop().execute(() -> {
+            bound.set(window.isBound());
+            checked.countDown();
+        });
+        assertTrue(checked.await(TIMEOUT, TimeUnit.SECONDS));
+        assertFalse(bound.get(), "the server saw its window invalidated");
+
+        ChannelFuture again = c.writeAndFlush(new RdmaWrite(mine, 0, 8, address, rkey));
+        assertTrue(again.await(TIMEOUT, TimeUnit.SECONDS));
+        assertEquals(WcStatus.REM_ACCESS_ERR,
+                assertInstanceOf(RdmaWorkRequestException.class, again.cause()).status());
+    }
+
+    @Test
+    void manyConnectionsShareOneLoop() throws Exception {
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().fabric(fabric())));
+        InetSocketAddress at = server(b -> b.childOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, 8)
+                .childOption(RdmaChannelOption.SEND_QUEUE_DEPTH, 8), new Echo());
+        int n = 24;
+        List<Collect> collectors = new ArrayList<>();
+        List<Channel> clients = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Collect collect = new Collect();
+            collectors.add(collect);
+            clients.add(connect(at, b -> b.option(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, 8)
+                    .option(RdmaChannelOption.SEND_QUEUE_DEPTH, 8), collect).sync().channel());
+        }
+        for (int round = 0; round < 5; round++) {
+            for (int i = 0; i < n; i++) {
+                clients.get(i).writeAndFlush(Unpooled.wrappedBuffer(pattern(200 + i, round)));
+            }
+            for (int i = 0; i < n; i++) {
+                RdmaReceive r = collectors.get(i).take();
+                try {
+                    assertArrayEquals(pattern(200 + i, round), bytes(r.content()), "connection " + i);
+                } finally {
+                    r.release();
+                }
+            }
+        }
+    }
+
+    @Test
+    void peerClosingMidTransferClosesTheChannelAndFailsOutstandingWrites() throws Exception {
+        InetSocketAddress at = server(b -> { }, new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ReferenceCountUtil.release(msg);
+                ctx.close();
+            }
+        });
+        Channel c = connect(at, b -> { }, new ChannelInboundHandlerAdapter()).sync().channel();
+        List<ChannelFuture> writes = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            writes.add(c.write(Unpooled.wrappedBuffer(pattern(1000, i))));
+            if (i % 10 == 9) {
+                c.flush();
+            }
+        }
+        c.flush();
+        assertTrue(c.closeFuture().await(TIMEOUT, TimeUnit.SECONDS), "the client notices the disconnect");
+        int failed = 0;
+        for (ChannelFuture w : writes) {
+            assertTrue(w.await(TIMEOUT, TimeUnit.SECONDS));
+            if (!w.isSuccess()) {
+                failed++;
+                Throwable t = w.cause();
+                assertTrue(t instanceof RdmaWorkRequestException || t instanceof ClosedChannelException, t.toString());
+            }
+        }
+        assertTrue(failed > 0, "some writes could not have been delivered");
+    }
+
+    @Test
+    void closingWithWorkInFlightFailsEveryPendingWrite() throws Exception {
+        // The server never reads: its receives are not reposted, so the client's Sends wait on RNR forever.
+        InetSocketAddress at = server(b -> b.childOption(ChannelOption.AUTO_READ, false)
+                .childOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, 2), new ChannelInboundHandlerAdapter());
+        Channel c = connect(at, b -> { }, new ChannelInboundHandlerAdapter()).sync().channel();
+        List<ChannelFuture> writes = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            writes.add(c.writeAndFlush(Unpooled.directBuffer(3000).writeBytes(pattern(3000, i))));
+        }
+        Thread.sleep(50);
+        c.close().sync();
+        int flushed = 0;
+        for (int i = 2; i < writes.size(); i++) {
+            ChannelFuture w = writes.get(i);
+            assertTrue(w.await(TIMEOUT, TimeUnit.SECONDS));
+            assertFalse(w.isSuccess(), "write " + i + " cannot have been received");
+            Throwable t = w.cause();
+            if (t instanceof RdmaWorkRequestException) {
+                assertTrue(((RdmaWorkRequestException) t).isFlushed(), t.toString());
+                flushed++;
+            } else {
+                assertInstanceOf(ClosedChannelException.class, t);
+            }
+        }
+        assertTrue(flushed > 0, "posted Sends fail with a flush completion");
+    }
+
+    @Test
+    void writabilityFollowsSendQueueSpace() throws Exception {
+        AtomicReference<Channel> serverChild = new AtomicReference<>();
+        Collect atServer = new Collect();
+        InetSocketAddress at = server(b -> b.childOption(ChannelOption.AUTO_READ, false)
+                .childOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, 4), new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelActive(ChannelHandlerContext ctx) {
+                        serverChild.set(ctx.channel());
+                        ctx.pipeline().addLast(atServer);
+                    }
+                });
+        List<Boolean> writabilityChanges = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Channel c = connect(at, b -> b.option(RdmaChannelOption.SEND_QUEUE_DEPTH, 8),
+                new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                        writabilityChanges.add(ctx.channel().isWritable());
+                    }
+                }).sync().channel();
+        int n = 40;
+        for (int i = 0; i < n; i++) {
+            c.writeAndFlush(Unpooled.wrappedBuffer(pattern(100, i)));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT);
+        while (c.isWritable() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertFalse(c.isWritable(), "a full send queue makes the channel unwritable");
+        Channel child = serverChild.get();
+        assertNotNull(child);
+        child.config().setAutoRead(true);
+        try {
+            for (int i = 0; i < n; i++) {
+                RdmaReceive r = atServer.take();
+                try {
+                    assertArrayEquals(pattern(100, i), bytes(r.content()), "message " + i + " in order");
+                } finally {
+                    r.release();
+                }
+            }
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT);
+            while (!c.isWritable() && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertTrue(c.isWritable(), "writable again once the queue drained");
+            assertTrue(writabilityChanges.contains(false) && writabilityChanges.get(writabilityChanges.size() - 1));
+        } finally {
+            atServer.releaseAll();
+        }
+    }
+
+    @Test
+    void oversizedSendsFailWithoutBreakingTheConnection() throws Exception {
+        InetSocketAddress at = server(b -> { }, new Echo());
+        Collect collect = new Collect();
+        Channel c = connect(at, b -> { }, collect).sync().channel();
+        ChannelFuture big = c.writeAndFlush(Unpooled.wrappedBuffer(new byte[4097]));
+        assertTrue(big.await(TIMEOUT, TimeUnit.SECONDS));
+        assertFalse(big.isSuccess());
+        assertTrue(big.cause().getMessage().contains("MAX_SEND_SIZE"), big.cause().toString());
+        c.writeAndFlush(Unpooled.wrappedBuffer(pattern(10, 1))).sync();
+        RdmaReceive r = collect.take();
+        assertArrayEquals(pattern(10, 1), bytes(r.content()));
+        r.release();
+    }
+
+    @Test
+    void aSendLargerThanThePeersReceiveBufferIsALengthError() throws Exception {
+        InetSocketAddress at = server(b -> b.childOption(RdmaChannelOption.RECEIVE_BUFFER_SIZE, 1024), new Echo());
+        Channel c = connect(at, b -> b.option(RdmaChannelOption.MAX_SEND_SIZE, 8192),
+                new ChannelInboundHandlerAdapter()).sync().channel();
+        ChannelFuture w = c.writeAndFlush(Unpooled.wrappedBuffer(new byte[1025]));
+        assertTrue(w.await(TIMEOUT, TimeUnit.SECONDS));
+        assertEquals(WcStatus.REM_INV_REQ_ERR, assertInstanceOf(RdmaWorkRequestException.class, w.cause()).status());
+        assertTrue(c.closeFuture().await(TIMEOUT, TimeUnit.SECONDS));
+    }
+
+    static IntStream unused() {
+        return IntStream.empty();
+    }
+
+    static void fail0(String m) {
+        fail(m);
+    }
+}
