@@ -14,5 +14,21 @@
  * </ul>
  * The dispatcher and the client handler see only {@code InboundRpcMessage} / {@code OutboundRpcMessage}, so user
  * procedures never know which transport carries them.
+ *
+ * <h2>For transport implementers (RPC-over-RDMA)</h2>
+ * <ul>
+ *   <li>Inbound: reassemble the inline stream (reduced: DDP items' length words only) and collect the data of the
+ *       chunks that were actually used, in stream order; call {@code RpcMessageCodec.decode(inline, placed)}
+ *       (it takes ownership) and fire the {@code InboundRpcMessage} up the pipeline; an {@code XdrException} means
+ *       log, count ({@link dev.rpcrdma.oncrpc.RpcStats#recordMalformedMessage()}) and drop. Procedures and reply
+ *       decoders read DDP items with {@code XdrReader.readDdpOpaque(max)}.</li>
+ *   <li>Outbound: intercept {@code OutboundRpcMessage} in {@code write}; {@code RpcMessageCodec.encode(alloc, msg)}
+ *       gives an {@code XdrPayload} whose {@code ddpItems()} carry the RFC 8166 §3.5.3 XDR positions (Read chunks
+ *       of a call, Write chunks of a reply) and whose {@code writeReduced}/{@code writeInline} produce the
+ *       RDMA_MSG body or a Reply/Position-zero chunk. Release the message and the payload only after the
+ *       memory is no longer exposed to the peer.</li>
+ *   <li>A call's {@code RpcCall.maxDdpReplyItem()} and {@code maxReplySize()} are local hints for provisioning a
+ *       Write chunk and a Reply chunk.</li>
+ * </ul>
  */
 package dev.rpcrdma.oncrpc;
