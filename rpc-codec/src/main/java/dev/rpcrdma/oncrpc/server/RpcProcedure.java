@@ -18,6 +18,6 @@ public interface RpcProcedure {
     /** Handles one call. */
     void call(RpcCallContext call, XdrReader args) throws XdrException;
 
-    /** Procedure 0 (NULL, RFC 5531 §12 convention): no arguments, empty SUCCESS reply. */
+    /** Procedure 0, NULL by RFC 5531 convention: no arguments, empty SUCCESS reply (pings, rpcinfo). */
     RpcProcedure NULL = (call, args) -> call.replySuccess();
 }
