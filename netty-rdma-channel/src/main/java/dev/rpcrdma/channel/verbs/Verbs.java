@@ -128,6 +128,11 @@ public final class Verbs {
         }
     }
 
+    /** The name of the device behind {@code context} (e.g. of {@link RdmaCm#verbs(long)}), e.g. {@code "rxe0"}. */
+    public static String deviceName(long context) {
+        return lib().ibv_get_device_name(IO.getAddress(handle("context", context) + IbvContext.DEVICE));
+    }
+
     public static void closeDevice(long context) throws NativeCallException {
         checkErrnoResult("ibv_close_device", lib().ibv_close_device(handle("context", context)));
     }

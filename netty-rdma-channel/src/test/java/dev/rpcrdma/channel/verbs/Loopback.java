@@ -36,34 +36,62 @@ final class Loopback implements AutoCloseable {
         clientChannel = RdmaCm.createEventChannel();
     }
 
-    static Loopback connect(InetAddress address) throws NativeCallException {
+    /** Listener bound and listening; client resolved, with its QP, and rdma_connect sent (8 bytes private data). */
+    static Loopback connecting(InetAddress address) throws NativeCallException {
         Loopback c = new Loopback();
-        c.listenId = RdmaCm.createId(c.listenChannel, 0, RDMA_PS_TCP);
-        RdmaCm.bindAddr(c.listenId, new InetSocketAddress(address, 0));
-        RdmaCm.listen(c.listenId, 4);
-        InetSocketAddress listening = RdmaCm.localAddress(c.listenId);
-        assertEquals(address, listening.getAddress());
-        assertTrue(listening.getPort() != 0, "listener got a port: " + listening);
+        boolean ok = false;
+        try {
+            c.listenId = RdmaCm.createId(c.listenChannel, 0, RDMA_PS_TCP);
+            RdmaCm.bindAddr(c.listenId, new InetSocketAddress(address, 0));
+            RdmaCm.listen(c.listenId, 4);
+            InetSocketAddress listening = RdmaCm.localAddress(c.listenId);
+            assertEquals(address, listening.getAddress());
+            assertTrue(listening.getPort() != 0, "listener got a port: " + listening);
 
-        long clientId = RdmaCm.createId(c.clientChannel, 0, RDMA_PS_TCP);
-        RdmaCm.resolveAddr(clientId, null, listening, 5000);
-        expect(c.clientChannel, RDMA_CM_EVENT_ADDR_RESOLVED, clientId);
-        RdmaCm.resolveRoute(clientId, 5000);
-        expect(c.clientChannel, RDMA_CM_EVENT_ROUTE_RESOLVED, clientId);
-        c.client = new Endpoint("client", clientId);
-        RdmaCm.connect(clientId, ConnParam.of(CLIENT_PRIVATE_DATA));
+            long clientId = RdmaCm.createId(c.clientChannel, 0, RDMA_PS_TCP);
+            RdmaCm.resolveAddr(clientId, null, listening, 5000);
+            expect(c.clientChannel, RDMA_CM_EVENT_ADDR_RESOLVED, clientId);
+            RdmaCm.resolveRoute(clientId, 5000);
+            expect(c.clientChannel, RDMA_CM_EVENT_ROUTE_RESOLVED, clientId);
+            c.client = new Endpoint("client", clientId);
+            RdmaCm.connect(clientId, ConnParam.of(CLIENT_PRIVATE_DATA));
+            ok = true;
+            return c;
+        } finally {
+            if (!ok) {
+                c.close();
+            }
+        }
+    }
 
-        CmEventRecord request = expect(c.listenChannel, RDMA_CM_EVENT_CONNECT_REQUEST, 0);
-        assertEquals(c.listenId, request.listenId());
+    /** The listener's CONNECT_REQUEST, with the client's private data checked. */
+    CmEventRecord connectRequest() throws NativeCallException {
+        CmEventRecord request = expect(listenChannel, RDMA_CM_EVENT_CONNECT_REQUEST, 0);
+        assertEquals(listenId, request.listenId());
         assertPrivateData(CLIENT_PRIVATE_DATA, request, "CONNECT_REQUEST at the listener");
-        assertEquals(RdmaCm.localAddress(clientId), RdmaCm.remoteAddress(request.id()));
-        c.server = new Endpoint("server", request.id());
-        RdmaCm.accept(request.id(), ConnParam.of(SERVER_PRIVATE_DATA));
+        assertEquals(RdmaCm.localAddress(client.id), RdmaCm.remoteAddress(request.id()));
+        return request;
+    }
 
-        CmEventRecord established = expect(c.clientChannel, RDMA_CM_EVENT_ESTABLISHED, clientId);
-        assertPrivateData(SERVER_PRIVATE_DATA, established, "ESTABLISHED at the client");
-        expect(c.listenChannel, RDMA_CM_EVENT_ESTABLISHED, request.id());
-        return c;
+    /** A connected pair: the server accepts with 8 bytes of private data; ESTABLISHED on both sides. */
+    static Loopback connect(InetAddress address) throws NativeCallException {
+        Loopback c = connecting(address);
+        boolean ok = false;
+        try {
+            CmEventRecord request = c.connectRequest();
+            c.server = new Endpoint("server", request.id());
+            RdmaCm.accept(request.id(), ConnParam.of(SERVER_PRIVATE_DATA));
+
+            CmEventRecord established = expect(c.clientChannel, RDMA_CM_EVENT_ESTABLISHED, c.client.id);
+            assertPrivateData(SERVER_PRIVATE_DATA, established, "ESTABLISHED at the client");
+            expect(c.listenChannel, RDMA_CM_EVENT_ESTABLISHED, request.id());
+            ok = true;
+            return c;
+        } finally {
+            if (!ok) {
+                c.close();
+            }
+        }
     }
 
     /** The peer's bytes come first; IB/RoCE pads the CM message field with zeros after them. */
@@ -81,6 +109,13 @@ final class Loopback implements AutoCloseable {
      * connections, and checks its type, status and (unless 0) id.
      */
     static CmEventRecord expect(long channel, int type, long id) throws NativeCallException {
+        CmEventRecord event = next(channel, type, id);
+        assertEquals(0, event.status(), "event status: " + event);
+        return event;
+    }
+
+    /** Like {@link #expect} but leaves the status (e.g. a reject reason) to the caller. */
+    static CmEventRecord next(long channel, int type, long id) throws NativeCallException {
         long deadline = System.nanoTime() + Endpoint.TIMEOUT_MS * 1_000_000;
         for (;;) {
             long left = (deadline - System.nanoTime()) / 1_000_000;
@@ -95,7 +130,6 @@ final class Loopback implements AutoCloseable {
                 continue;
             }
             assertEquals(RdmaCm.eventName(type), event.typeName(), "unexpected event " + event);
-            assertEquals(0, event.status(), "event status: " + event);
             if (id != 0) {
                 assertEquals(id, event.id(), "event for another id: " + event);
             }

@@ -101,6 +101,8 @@ class SoftRoceVerbsTest {
             Endpoint client = c.client;
             Endpoint server = c.server;
             assertEquals(IBV_QPS_RTS, Verbs.queryQpState(client.qp));
+            assertEquals(device, Verbs.deviceName(client.context));
+            assertEquals(device, Verbs.deviceName(server.context));
             // A non-blocking completion channel reports "no event" instead of blocking.
             Posix.setNonBlocking(Verbs.compChannelFd(client.compChannel));
             assertEquals(0, Verbs.getCqEvent(client.compChannel));
@@ -205,6 +207,20 @@ class SoftRoceVerbsTest {
             List<Wc> rest = client.drain(200);
             assertTrue(rest.isEmpty(), "unexpected completions: " + rest);
             c.disconnect();
+        }
+    }
+
+    @RepeatedTest(2)
+    void rejectCarriesPrivateDataToTheClient() throws Exception {
+        byte[] reason = "REJECT01".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        try (Loopback c = Loopback.connecting(address)) {
+            CmEventRecord request = c.connectRequest();
+            RdmaCm.reject(request.id(), reason);
+            CmEventRecord rejected = Loopback.next(c.clientChannel, RdmaCmConstants.RDMA_CM_EVENT_REJECTED,
+                    c.client.id);
+            assertEquals(28, rejected.status(), "IB CM reject reason: consumer defined; " + rejected);
+            Loopback.assertPrivateData(reason, rejected, "REJECTED at the client");
+            RdmaCm.destroyId(request.id()); // a rejected request's id is still ours to destroy
         }
     }
 
