@@ -388,9 +388,14 @@ public final class RdmaChannel extends AbstractRdmaChannel {
                         : new RdmaConnectionRejectedException("RDMA connection to " + requestedRemote
                         + " rejected by the peer (reason " + event.status() + ')', event.status(), event.privateData()));
                 break;
+            case CmEventType.UNREACHABLE:
+                // RDMA-CM cannot tell "no route" from "nobody answers on that port" here.
+                failConnect(new ConnectException("no RDMA listener at " + (passive ? remote : requestedRemote)
+                        + ", or the peer is unreachable (" + CmEventType.name(event.type()) + ", status "
+                        + event.status() + ')'));
+                break;
             case CmEventType.ADDR_ERROR:
             case CmEventType.ROUTE_ERROR:
-            case CmEventType.UNREACHABLE:
             case CmEventType.CONNECT_ERROR:
                 failConnect(new ConnectException(CmEventType.name(event.type()) + " (status " + event.status()
                         + ") connecting to " + (passive ? remote : requestedRemote)));

@@ -11,6 +11,11 @@ public interface Fabric {
     /** A short name: {@code "software"} or {@code "native"}. */
     String name();
 
+    /** Whether the fabric can be used on this host (the native one needs libraries and a device). */
+    default boolean isAvailable() {
+        return true;
+    }
+
     /** Creates a connection-manager event channel ({@code rdma_create_event_channel}). */
     CmEventChannel createEventChannel() throws IOException;
 }

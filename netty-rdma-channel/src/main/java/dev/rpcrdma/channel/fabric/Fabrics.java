@@ -51,10 +51,13 @@ public final class Fabrics {
         }
     }
 
-    /** The native fabric when one is installed and usable, else {@code null}. */
+    /**
+     * The native fabric when one is installed and usable (libibverbs, librdmacm and an RDMA device), else
+     * {@code null}.
+     */
     public static Fabric findNative() {
         for (Fabric f : ServiceLoader.load(Fabric.class, Fabrics.class.getClassLoader())) {
-            if ("native".equals(f.name())) {
+            if ("native".equals(f.name()) && f.isAvailable()) {
                 return f;
             }
         }

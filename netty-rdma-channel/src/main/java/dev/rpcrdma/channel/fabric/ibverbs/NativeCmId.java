@@ -1,0 +1,151 @@
+package dev.rpcrdma.channel.fabric.ibverbs;
+
+import dev.rpcrdma.channel.fabric.CmEventChannel;
+import dev.rpcrdma.channel.fabric.CmId;
+import dev.rpcrdma.channel.fabric.CompletionQueue;
+import dev.rpcrdma.channel.fabric.ConnectionParameters;
+import dev.rpcrdma.channel.fabric.ProtectionDomain;
+import dev.rpcrdma.channel.fabric.QpCapabilities;
+import dev.rpcrdma.channel.fabric.QueuePair;
+import dev.rpcrdma.channel.fabric.VerbsDevice;
+import dev.rpcrdma.channel.verbs.ConnParam;
+import dev.rpcrdma.channel.verbs.QpCap;
+import dev.rpcrdma.channel.verbs.RdmaCm;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+
+/** {@code rdma_cm_id}. */
+final class NativeCmId implements CmId {
+    private final NativeFabric fabric;
+    final long id;
+    private volatile Object context;
+    private NativeQueuePair qp;
+    private boolean destroyed;
+
+    NativeCmId(NativeFabric fabric, long id, Object context) {
+        this.fabric = fabric;
+        this.id = id;
+        this.context = context;
+    }
+
+    @Override
+    public Object context() {
+        return context;
+    }
+
+    @Override
+    public void context(Object context) {
+        this.context = context;
+    }
+
+    @Override
+    public void bind(InetSocketAddress address) throws IOException {
+        RdmaCm.bindAddr(id, address);
+    }
+
+    @Override
+    public void listen(int backlog) throws IOException {
+        RdmaCm.listen(id, backlog);
+    }
+
+    @Override
+    public void resolveAddress(InetSocketAddress source, InetSocketAddress destination, int timeoutMillis)
+            throws IOException {
+        RdmaCm.resolveAddr(id, source, destination, timeoutMillis);
+    }
+
+    @Override
+    public void resolveRoute(int timeoutMillis) throws IOException {
+        RdmaCm.resolveRoute(id, timeoutMillis);
+    }
+
+    @Override
+    public VerbsDevice device() {
+        try {
+            return fabric.device(RdmaCm.verbs(id));
+        } catch (IOException e) {
+            throw new IllegalStateException("ibv_query_device failed", e);
+        }
+    }
+
+    @Override
+    public QueuePair createQueuePair(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
+                                     QpCapabilities c) throws IOException {
+        NativeDevice device = (NativeDevice) device();
+        QpCap granted = RdmaCm.createQp(id, ((NativeProtectionDomain) pd).pd, ((NativeCompletionQueue) sendCq).cq,
+                ((NativeCompletionQueue) recvCq).cq,
+                new QpCap(c.maxSendWr, c.maxRecvWr, c.maxSendSge, c.maxRecvSge, c.maxInlineData), false);
+        qp = new NativeQueuePair(this, RdmaCm.qp(id), new QpCapabilities(granted.maxSendWr(), granted.maxRecvWr(),
+                granted.maxSendSge(), granted.maxRecvSge(), granted.maxInlineData()), device);
+        return qp;
+    }
+
+    @Override
+    public QueuePair queuePair() {
+        return qp;
+    }
+
+    private ConnParam param(ConnectionParameters p) {
+        NativeDevice d = (NativeDevice) device();
+        int rr = p.responderResources;
+        int id = p.initiatorDepth;
+        if (d != null) {
+            rr = Math.min(rr, d.attributes.maxQpRdAtom());
+            id = Math.min(id, d.attributes.maxQpInitRdAtom());
+        }
+        return new ConnParam(p.privateData, rr, id, p.retryCount, p.rnrRetryCount);
+    }
+
+    @Override
+    public void connect(ConnectionParameters parameters) throws IOException {
+        RdmaCm.connect(id, param(parameters));
+    }
+
+    @Override
+    public void accept(ConnectionParameters parameters) throws IOException {
+        RdmaCm.accept(id, param(parameters));
+    }
+
+    @Override
+    public void reject(byte[] privateData) throws IOException {
+        RdmaCm.reject(id, privateData);
+    }
+
+    @Override
+    public void disconnect() throws IOException {
+        RdmaCm.disconnect(id);
+    }
+
+    @Override
+    public void migrate(CmEventChannel channel) throws IOException {
+        RdmaCm.migrateId(id, ((NativeCmEventChannel) channel).channel);
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return RdmaCm.localAddress(id);
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return RdmaCm.remoteAddress(id);
+    }
+
+    void queuePairDestroyed() {
+        qp = null;
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (destroyed) {
+            return;
+        }
+        destroyed = true;
+        fabric.ids.remove(id);
+        if (qp != null) {
+            qp.close();
+        }
+        RdmaCm.destroyId(id);
+    }
+}

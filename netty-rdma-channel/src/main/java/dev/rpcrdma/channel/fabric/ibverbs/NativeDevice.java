@@ -1,0 +1,74 @@
+package dev.rpcrdma.channel.fabric.ibverbs;
+
+import dev.rpcrdma.channel.fabric.CompletionChannel;
+import dev.rpcrdma.channel.fabric.CompletionQueue;
+import dev.rpcrdma.channel.fabric.ProtectionDomain;
+import dev.rpcrdma.channel.fabric.VerbsDevice;
+import dev.rpcrdma.channel.verbs.DeviceAttributes;
+import dev.rpcrdma.channel.verbs.NativeCallException;
+import dev.rpcrdma.channel.verbs.Posix;
+import dev.rpcrdma.channel.verbs.Verbs;
+
+import java.io.IOException;
+
+/** An {@code ibv_context} reached through an RDMA-CM id (owned by librdmacm, never closed here). */
+final class NativeDevice implements VerbsDevice {
+    /** Inline size requested of queue pairs; the granted value is what {@code rdma_create_qp} returns. */
+    static final int MAX_INLINE_DATA = 64;
+
+    final long context;
+    final DeviceAttributes attributes;
+
+    NativeDevice(long context, DeviceAttributes attributes) {
+        this.context = context;
+        this.attributes = attributes;
+    }
+
+    @Override
+    public String name() {
+        return Verbs.deviceName(context);
+    }
+
+    @Override
+    public int maxInlineData() {
+        return MAX_INLINE_DATA;
+    }
+
+    @Override
+    public int maxSge() {
+        return attributes.maxSge();
+    }
+
+    @Override
+    public int maxQpWr() {
+        return attributes.maxQpWr();
+    }
+
+    @Override
+    public ProtectionDomain allocProtectionDomain() throws IOException {
+        return new NativeProtectionDomain(Verbs.allocPd(context));
+    }
+
+    @Override
+    public CompletionChannel createCompletionChannel() throws IOException {
+        long channel = Verbs.createCompChannel(context);
+        try {
+            Posix.setNonBlocking(Verbs.compChannelFd(channel));
+        } catch (NativeCallException e) {
+            Verbs.destroyCompChannel(channel);
+            throw e;
+        }
+        return new NativeCompletionChannel(channel);
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(int cqe, CompletionChannel channel) throws IOException {
+        NativeCompletionChannel ch = (NativeCompletionChannel) channel;
+        long cq = Verbs.createCq(context, cqe, 0, ch == null ? 0 : ch.channel, 0);
+        NativeCompletionQueue q = new NativeCompletionQueue(cq, attributes.wcWithInvalidateFlag());
+        if (ch != null) {
+            ch.queues.put(cq, q);
+        }
+        return q;
+    }
+}

@@ -1,0 +1,65 @@
+package dev.rpcrdma.channel.fabric.ibverbs;
+
+import dev.rpcrdma.channel.Rdma;
+import dev.rpcrdma.channel.fabric.CmEventChannel;
+import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.verbs.DeviceAttributes;
+import dev.rpcrdma.channel.verbs.NativeCallException;
+import dev.rpcrdma.channel.verbs.Posix;
+import dev.rpcrdma.channel.verbs.RdmaCm;
+import dev.rpcrdma.channel.verbs.Verbs;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** The fabric over real libibverbs/librdmacm (a {@link java.util.ServiceLoader} service named "native"). */
+public final class NativeFabric implements Fabric {
+    /** rdma_cm_id address → wrapper, so that events (which carry id pointers) find their Java objects. */
+    final Map<Long, NativeCmId> ids = new ConcurrentHashMap<>();
+    /** ibv_context address → device. */
+    private final Map<Long, NativeDevice> devices = new ConcurrentHashMap<>();
+
+    public NativeFabric() {
+    }
+
+    @Override
+    public String name() {
+        return "native";
+    }
+
+    @Override
+    public boolean isAvailable() {
+        return Rdma.isAvailable();
+    }
+
+    @Override
+    public CmEventChannel createEventChannel() throws IOException {
+        Rdma.ensureAvailability();
+        long channel = RdmaCm.createEventChannel();
+        try {
+            Posix.setNonBlocking(RdmaCm.eventChannelFd(channel));
+        } catch (NativeCallException e) {
+            RdmaCm.destroyEventChannel(channel);
+            throw e;
+        }
+        return new NativeCmEventChannel(this, channel);
+    }
+
+    NativeDevice device(long context) throws NativeCallException {
+        if (context == 0) {
+            return null;
+        }
+        NativeDevice d = devices.get(context);
+        if (d == null) {
+            DeviceAttributes attributes = Verbs.queryDevice(context);
+            d = devices.computeIfAbsent(context, c -> new NativeDevice(c, attributes));
+        }
+        return d;
+    }
+
+    @Override
+    public String toString() {
+        return "NativeFabric";
+    }
+}
