@@ -1,0 +1,75 @@
+package dev.rpcrdma.channel;
+
+import dev.rpcrdma.channel.fabric.software.SoftwareFabric;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandle;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The loop's wait/wakeup protocol without any channel: only the eventfd and the deadline can wake it. */
+class RdmaIoHandlerTest {
+    private EventLoopGroup group;
+
+    @BeforeEach
+    void start() {
+        group = new MultiThreadIoEventLoopGroup(1,
+                RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().fabric(SoftwareFabric.instance())));
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void tasksFromOtherThreadsWakeABlockedLoop() throws Exception {
+        EventLoop loop = group.next();
+        AtomicInteger ran = new AtomicInteger();
+        for (int i = 0; i < 500; i++) {
+            if (i % 50 == 0) {
+                Thread.sleep(2); // let the loop reach epoll_wait with no deadline
+            }
+            // Each submit must wake the loop: without the eventfd write it would sleep forever (no deadline).
+            loop.submit(ran::incrementAndGet).get(5, TimeUnit.SECONDS);
+        }
+        assertEquals(500, ran.get());
+    }
+
+    @Test
+    void scheduledTasksRunAtTheirDeadlineWhileTheLoopWaits() throws Exception {
+        EventLoop loop = group.next();
+        long start = System.nanoTime();
+        loop.schedule(() -> { }, 30, TimeUnit.MILLISECONDS).get(5, TimeUnit.SECONDS);
+        assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(30), "not before its deadline");
+    }
+
+    @Test
+    void acceptsOnlyRdmaHandles() {
+        RdmaIoHandler handler = (RdmaIoHandler) RdmaIoHandler.newFactory(
+                new RdmaIoHandlerConfig().fabric(SoftwareFabric.instance())).newHandler(group.next());
+        try {
+            assertFalse(handler.isCompatible(NioIoHandle.class));
+            assertTrue(handler.isCompatible(RdmaIoHandle.class));
+        } finally {
+            handler.destroy();
+        }
+    }
+
+    @Test
+    void workRequestIdsRoundTrip() {
+        long id = WorkRequestIds.encode(0xabcdef, WorkRequestIds.SEND_QUEUE, -2);
+        assertEquals(0xabcdef, WorkRequestIds.channelId(id));
+        assertEquals(WorkRequestIds.SEND_QUEUE, WorkRequestIds.kind(id));
+        assertEquals(-2, WorkRequestIds.slot(id));
+    }
+}
