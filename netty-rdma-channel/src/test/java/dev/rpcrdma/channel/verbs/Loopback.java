@@ -28,12 +28,23 @@ final class Loopback implements AutoCloseable {
     final long listenChannel;
     final long clientChannel;
     long listenId;
+    /** Where the server id's events arrive: the listener's channel unless {@link #migrateServer()} moved it. */
+    long serverChannel;
     Endpoint client;
     Endpoint server;
 
     private Loopback() throws NativeCallException {
         listenChannel = RdmaCm.createEventChannel();
         clientChannel = RdmaCm.createEventChannel();
+        serverChannel = listenChannel;
+    }
+
+    /** Moves the server's id to its own, new event channel ({@code rdma_migrate_id}). */
+    void migrateServer() throws NativeCallException {
+        long channel = RdmaCm.createEventChannel();
+        RdmaCm.migrateId(server.id, channel);
+        serverChannel = channel;
+        assertEquals(channel, RdmaCm.channel(server.id));
     }
 
     /** Listener bound and listening; client resolved, with its QP, and rdma_connect sent (8 bytes private data). */
@@ -143,7 +154,7 @@ final class Loopback implements AutoCloseable {
      */
     void disconnect() throws NativeCallException {
         RdmaCm.disconnect(client.id);
-        expect(listenChannel, RDMA_CM_EVENT_DISCONNECTED, server.id);
+        expect(serverChannel, RDMA_CM_EVENT_DISCONNECTED, server.id);
         RdmaCm.disconnect(server.id);
         expect(clientChannel, RDMA_CM_EVENT_DISCONNECTED, client.id);
     }
@@ -161,6 +172,9 @@ final class Loopback implements AutoCloseable {
             RdmaCm.destroyId(listenId);
         }
         RdmaCm.destroyEventChannel(clientChannel);
+        if (serverChannel != listenChannel) {
+            RdmaCm.destroyEventChannel(serverChannel);
+        }
         RdmaCm.destroyEventChannel(listenChannel);
     }
 }

@@ -206,6 +206,8 @@ class SoftRoceVerbsTest {
             assertEquals(IBV_WC_WR_FLUSH_ERR, flushed.status(), flushed.toString());
             List<Wc> rest = client.drain(200);
             assertTrue(rest.isEmpty(), "unexpected completions: " + rest);
+            // The server's id moves to its own event channel; its DISCONNECTED arrives there.
+            c.migrateServer();
             c.disconnect();
         }
     }
