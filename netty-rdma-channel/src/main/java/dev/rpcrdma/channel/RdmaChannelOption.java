@@ -7,7 +7,7 @@ import io.netty.channel.ChannelOption;
  * Set them with {@code Bootstrap.option} / {@code ServerBootstrap.childOption}; queue and buffer sizes apply when
  * the queue pair is created (on connect, or when an accepted channel is registered).
  */
-public final class RdmaChannelOption<T> extends ChannelOption<T> {
+public final class RdmaChannelOption {
 
     /**
      * Private data to send: with the connect request on a client (at most 56 bytes) or with the accept reply on an
@@ -15,30 +15,28 @@ public final class RdmaChannelOption<T> extends ChannelOption<T> {
      * {@link RdmaChannel#peerPrivateData()}, when {@link #AUTO_ACCEPT} is on; or pass it to
      * {@link RdmaChannel#accept(byte[])}.
      */
-    public static final ChannelOption<byte[]> PRIVATE_DATA = valueOf("RDMA_PRIVATE_DATA");
+    public static final ChannelOption<byte[]> PRIVATE_DATA = ChannelOption.valueOf("RDMA_PRIVATE_DATA");
     /** Accepted channels accept the connection right after {@code channelRegistered} (default true). */
-    public static final ChannelOption<Boolean> AUTO_ACCEPT = valueOf("RDMA_AUTO_ACCEPT");
+    public static final ChannelOption<Boolean> AUTO_ACCEPT = ChannelOption.valueOf("RDMA_AUTO_ACCEPT");
     /** Send work requests outstanding at most (send queue depth; default 128). */
-    public static final ChannelOption<Integer> SEND_QUEUE_DEPTH = valueOf("RDMA_SEND_QUEUE_DEPTH");
+    public static final ChannelOption<Integer> SEND_QUEUE_DEPTH = ChannelOption.valueOf("RDMA_SEND_QUEUE_DEPTH");
     /** Receives kept posted (receive queue depth; default 64). */
-    public static final ChannelOption<Integer> RECEIVE_QUEUE_DEPTH = valueOf("RDMA_RECEIVE_QUEUE_DEPTH");
+    public static final ChannelOption<Integer> RECEIVE_QUEUE_DEPTH = ChannelOption.valueOf("RDMA_RECEIVE_QUEUE_DEPTH");
     /** Size of each posted receive buffer: the largest Send this side can receive (default 4096). */
-    public static final ChannelOption<Integer> RECEIVE_BUFFER_SIZE = valueOf("RDMA_RECEIVE_BUFFER_SIZE");
+    public static final ChannelOption<Integer> RECEIVE_BUFFER_SIZE = ChannelOption.valueOf("RDMA_RECEIVE_BUFFER_SIZE");
     /** Largest Send this side writes (size of each registered send slot; default 4096). */
-    public static final ChannelOption<Integer> MAX_SEND_SIZE = valueOf("RDMA_MAX_SEND_SIZE");
+    public static final ChannelOption<Integer> MAX_SEND_SIZE = ChannelOption.valueOf("RDMA_MAX_SEND_SIZE");
     /** Sends up to this size are posted inline (capped by the device; default 64). */
-    public static final ChannelOption<Integer> MAX_INLINE_DATA = valueOf("RDMA_MAX_INLINE_DATA");
+    public static final ChannelOption<Integer> MAX_INLINE_DATA = ChannelOption.valueOf("RDMA_MAX_INLINE_DATA");
     /** {@code rnr_retry_count} granted to the peer's sends (0..7, 7 = forever; default 7). */
-    public static final ChannelOption<Integer> RNR_RETRY_COUNT = valueOf("RDMA_RNR_RETRY_COUNT");
+    public static final ChannelOption<Integer> RNR_RETRY_COUNT = ChannelOption.valueOf("RDMA_RNR_RETRY_COUNT");
     /** {@code retry_count} of the transport (0..7; default 7). */
-    public static final ChannelOption<Integer> RETRY_COUNT = valueOf("RDMA_RETRY_COUNT");
+    public static final ChannelOption<Integer> RETRY_COUNT = ChannelOption.valueOf("RDMA_RETRY_COUNT");
     /** {@code responder_resources}: incoming RDMA Reads in flight (default 16). */
-    public static final ChannelOption<Integer> RESPONDER_RESOURCES = valueOf("RDMA_RESPONDER_RESOURCES");
+    public static final ChannelOption<Integer> RESPONDER_RESOURCES = ChannelOption.valueOf("RDMA_RESPONDER_RESOURCES");
     /** {@code initiator_depth}: outgoing RDMA Reads in flight (default 16). */
-    public static final ChannelOption<Integer> INITIATOR_DEPTH = valueOf("RDMA_INITIATOR_DEPTH");
+    public static final ChannelOption<Integer> INITIATOR_DEPTH = ChannelOption.valueOf("RDMA_INITIATOR_DEPTH");
 
-    @SuppressWarnings("unused")
     private RdmaChannelOption() {
-        super(null);
     }
 }

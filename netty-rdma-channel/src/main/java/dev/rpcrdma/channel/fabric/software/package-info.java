@@ -10,7 +10,8 @@
  *   <li>rkeys of regions and type-2 windows (PD, the window's bound QP, access right, bounds) →
  *       {@code IBV_WC_REM_ACCESS_ERR} at the requester; both queue pairs go to error and flush;</li>
  *   <li>a Send longer than the posted receive → {@code IBV_WC_LOC_LEN_ERR} at the responder,
- *       {@code IBV_WC_REM_INV_REQ_ERR} at the requester, both to error;</li>
+ *       {@code IBV_WC_REM_INV_REQ_ERR} at the requester (the IB spec's NAK; rxe reports
+ *       {@code IBV_WC_REM_OP_ERR}), both to error;</li>
  *   <li>no receive posted → RNR NAK: the Send is retried every {@link
  *       dev.rpcrdma.channel.fabric.software.SoftwareFabric#RNR_TIMER_MILLIS} ms, up to the connection's
  *       {@code rnr_retry_count} times (7 = forever, as in IB), then {@code IBV_WC_RNR_RETRY_EXC_ERR};</li>
