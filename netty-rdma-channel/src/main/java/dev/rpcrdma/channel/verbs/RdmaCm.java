@@ -51,7 +51,7 @@ public final class RdmaCm {
     public static void ensureLoaded() {
         Throwable cause = loaded().cause;
         if (cause != null) {
-            throw (UnsatisfiedLinkError) cause;
+            throw (Error) new UnsatisfiedLinkError(cause.getMessage()).initCause(cause);
         }
     }
 
