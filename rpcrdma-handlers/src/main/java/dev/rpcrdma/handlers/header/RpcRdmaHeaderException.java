@@ -30,15 +30,15 @@ public final class RpcRdmaHeaderException extends Exception {
         this.version = version;
     }
 
-    static RpcRdmaHeaderException discard(String message) {
+    public static RpcRdmaHeaderException discard(String message) {
         return new RpcRdmaHeaderException(Action.DISCARD, 0, false, 0, message);
     }
 
-    static RpcRdmaHeaderException errVers(int xid, int version, String message) {
+    public static RpcRdmaHeaderException errVers(int xid, int version, String message) {
         return new RpcRdmaHeaderException(Action.ERR_VERS, xid, true, version, message);
     }
 
-    static RpcRdmaHeaderException errChunk(int xid, String message) {
+    public static RpcRdmaHeaderException errChunk(int xid, String message) {
         return new RpcRdmaHeaderException(Action.ERR_CHUNK, xid, true, RpcRdmaHeader.VERSION_1, message);
     }
 

@@ -1,0 +1,74 @@
+package dev.rpcrdma.handlers;
+
+import dev.rpcrdma.channel.RdmaChannel;
+import dev.rpcrdma.channel.RdmaChannelOption;
+import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
+import dev.rpcrdma.handlers.requester.RpcRdmaRequester;
+import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.RpcClientHandler;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.util.internal.ObjectUtil;
+
+import java.time.Duration;
+
+/**
+ * Pipeline of an ONC RPC client connection over RPC-over-RDMA Version 1: the drop-in counterpart of rpc-codec's
+ * {@code TcpRpcClientInitializer}; obtain the client with {@code RpcClient.of(channel)}.
+ * <pre>
+ *   RdmaChannel -> RpcRdmaRequester -> RpcClientHandler
+ * </pre>
+ * Sets the connect request's RFC 8797 private data (R bit, send and receive sizes) and sizes the channel's receive
+ * buffers and send slots to exactly what it advertises; thresholds are negotiated when the channel becomes active.
+ */
+@ChannelHandler.Sharable
+public final class RpcRdmaClientInitializer extends ChannelInitializer<Channel> {
+
+    /** Default call timeout. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+
+    private final RpcStats rpcStats;
+    private final RpcRdmaConfig config;
+    private final RpcRdmaStats stats;
+    private final Duration defaultTimeout;
+
+    /** Defaults: {@link RpcRdmaConfig#DEFAULT}, 30 s timeout, fresh counters. */
+    public RpcRdmaClientInitializer() {
+        this(new RpcStats(), RpcRdmaConfig.DEFAULT, new RpcRdmaStats(), DEFAULT_TIMEOUT);
+    }
+
+    public RpcRdmaClientInitializer(RpcStats rpcStats, RpcRdmaConfig config, RpcRdmaStats stats,
+                                    Duration defaultTimeout) {
+        this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
+        this.config = ObjectUtil.checkNotNull(config, "config");
+        this.stats = ObjectUtil.checkNotNull(stats, "stats");
+        this.defaultTimeout = ObjectUtil.checkNotNull(defaultTimeout, "defaultTimeout");
+    }
+
+    /** RPC counters shared by the connections. */
+    public RpcStats rpcStats() {
+        return rpcStats;
+    }
+
+    /** RPC-over-RDMA counters shared by the connections. */
+    public RpcRdmaStats stats() {
+        return stats;
+    }
+
+    @Override
+    protected void initChannel(Channel ch) {
+        RpcRdmaPrivateData local = RpcRdmaPrivateData.of(config.remoteInvalidation(), config.sendSize(),
+                config.receiveSize());
+        if (ch instanceof RdmaChannel) {
+            // Receive buffers hold exactly what we advertise (RFC 8797 §3.1); send slots what we may send.
+            ch.config().setOption(RdmaChannelOption.RECEIVE_BUFFER_SIZE, local.receiveSize());
+            ch.config().setOption(RdmaChannelOption.MAX_SEND_SIZE, local.sendSize());
+            ch.config().setOption(RdmaChannelOption.PRIVATE_DATA, local.encode());
+        }
+        ChannelPipeline p = ch.pipeline();
+        p.addLast("rpcRdmaRequester", new RpcRdmaRequester(config, local, stats, rpcStats));
+        p.addLast("rpcClient", new RpcClientHandler(rpcStats, defaultTimeout));
+    }
+}

@@ -1,0 +1,117 @@
+package dev.rpcrdma.handlers;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/** Counters of one RPC-over-RDMA endpoint (shared by the connections of an initializer). Thread-safe. */
+public final class RpcRdmaStats {
+    private final LongAdder discardedMessages = new LongAdder();
+    private final LongAdder errorsSent = new LongAdder();
+    private final LongAdder errorsReceived = new LongAdder();
+    private final LongAdder creditViolations = new LongAdder();
+    private final LongAdder remoteInvalidations = new LongAdder();
+    private final LongAdder localInvalidations = new LongAdder();
+    private final LongAdder readChunks = new LongAdder();
+    private final LongAdder writeChunksUsed = new LongAdder();
+    private final LongAdder longCalls = new LongAdder();
+    private final LongAdder longReplies = new LongAdder();
+
+    /** Messages silently discarded (too short, bad reply headers, unknown xids; RFC 8166 §4.5). */
+    public long discardedMessages() {
+        return discardedMessages.sum();
+    }
+
+    /** RDMA_ERROR messages sent by a responder. */
+    public long errorsSent() {
+        return errorsSent.sum();
+    }
+
+    /** RDMA_ERROR messages received by a requester. */
+    public long errorsReceived() {
+        return errorsReceived.sum();
+    }
+
+    /** Calls that arrived beyond every grant (the connection was closed). */
+    public long creditViolations() {
+        return creditViolations.sum();
+    }
+
+    /** RPCs whose memory the responder invalidated with Send With Invalidate. */
+    public long remoteInvalidations() {
+        return remoteInvalidations.sum();
+    }
+
+    /** Memory windows the requester invalidated itself (deallocation). */
+    public long localInvalidations() {
+        return localInvalidations.sum();
+    }
+
+    /** Read chunks pulled (responder) or offered (requester). */
+    public long readChunks() {
+        return readChunks.sum();
+    }
+
+    /** Write chunks filled (responder) or received with data (requester). */
+    public long writeChunksUsed() {
+        return writeChunksUsed.sum();
+    }
+
+    /** Long Calls (position-zero Read chunk, RDMA_NOMSG). */
+    public long longCalls() {
+        return longCalls.sum();
+    }
+
+    /** Long Replies (Reply chunk, RDMA_NOMSG). */
+    public long longReplies() {
+        return longReplies.sum();
+    }
+
+
+    public void recordDiscarded() {
+        discardedMessages.increment();
+    }
+
+    public void recordErrorSent() {
+        errorsSent.increment();
+    }
+
+    public void recordErrorReceived() {
+        errorsReceived.increment();
+    }
+
+    public void recordCreditViolation() {
+        creditViolations.increment();
+    }
+
+    public void recordRemoteInvalidation() {
+        remoteInvalidations.increment();
+    }
+
+    public void recordLocalInvalidation() {
+        localInvalidations.increment();
+    }
+
+    public void recordReadChunk() {
+        readChunks.increment();
+    }
+
+    public void recordWriteChunkUsed() {
+        writeChunksUsed.increment();
+    }
+
+    public void recordLongCall() {
+        longCalls.increment();
+    }
+
+    public void recordLongReply() {
+        longReplies.increment();
+    }
+
+    @Override
+    public String toString() {
+        return "RpcRdmaStats(discarded=" + discardedMessages() + ", errorsSent=" + errorsSent() + ", errorsReceived="
+                + errorsReceived() + ", creditViolations=" + creditViolations() + ", remoteInv="
+                + remoteInvalidations() + ", localInv=" + localInvalidations() + ", readChunks=" + readChunks()
+                + ", writeChunks=" + writeChunksUsed() + ", longCalls=" + longCalls() + ", longReplies="
+                + longReplies() + ')';
+    }
+}

@@ -1,0 +1,340 @@
+package dev.rpcrdma.handlers.e2e;
+
+import dev.rpcrdma.channel.RdmaChannel;
+import dev.rpcrdma.channel.RdmaIoHandler;
+import dev.rpcrdma.channel.RdmaIoHandlerConfig;
+import dev.rpcrdma.channel.RdmaServerChannel;
+import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
+import dev.rpcrdma.handlers.RpcRdmaConfig;
+import dev.rpcrdma.handlers.RpcRdmaErrorException;
+import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
+import dev.rpcrdma.handlers.RpcRdmaStats;
+import dev.rpcrdma.handlers.header.RdmaErrorCode;
+import dev.rpcrdma.handlers.requester.RpcRdmaRequester;
+import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.CallOptions;
+import dev.rpcrdma.oncrpc.client.RpcClient;
+import dev.rpcrdma.oncrpc.server.RpcDispatcher;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static dev.rpcrdma.handlers.e2e.EchoService.BOTH;
+import static dev.rpcrdma.handlers.e2e.EchoService.ECHO;
+import static dev.rpcrdma.handlers.e2e.EchoService.FILL;
+import static dev.rpcrdma.handlers.e2e.EchoService.PLAIN_FILL;
+import static dev.rpcrdma.handlers.e2e.EchoService.PLAIN_SUM;
+import static dev.rpcrdma.handlers.e2e.EchoService.PROG;
+import static dev.rpcrdma.handlers.e2e.EchoService.SUM;
+import static dev.rpcrdma.handlers.e2e.EchoService.VERS;
+import static dev.rpcrdma.handlers.e2e.EchoService.hash;
+import static dev.rpcrdma.handlers.e2e.EchoService.pattern;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * RPC-over-RDMA end to end: our requester against our responder with the drop-in initializers, run once per fabric
+ * ({@link SoftwareFabricRpcRdmaTest} in {@code mvn verify}, {@link NativeFabricRpcRdmaTest} on Soft-RoCE in the VM).
+ */
+abstract class RpcRdmaEndToEndSuite {
+    static final long TIMEOUT = 30;
+
+    EventLoopGroup group;
+    final List<Channel> channels = new ArrayList<>();
+    RpcRdmaStats serverStats;
+    RpcRdmaStats clientStats;
+    RpcStats serverRpcStats;
+    RpcClient client;
+
+    abstract Fabric fabric();
+
+    abstract InetAddress address();
+
+    @BeforeEach
+    void startLoop() {
+        group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
+                .fabric(fabric())));
+    }
+
+    @AfterEach
+    void stopLoop() throws Exception {
+        for (Channel c : channels) {
+            c.close().await(TIMEOUT, TimeUnit.SECONDS);
+        }
+        assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
+    }
+
+    /** Starts our server and connects our client with the given configurations. */
+    void start(RpcRdmaConfig serverConfig, RpcRdmaConfig clientConfig) throws Exception {
+        serverStats = new RpcRdmaStats();
+        clientStats = new RpcRdmaStats();
+        serverRpcStats = new RpcStats();
+        RpcRdmaServerInitializer init = new RpcRdmaServerInitializer(
+                new RpcDispatcher(EchoService.registry(), serverRpcStats), serverConfig, serverStats);
+        Channel server = init.configure(new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
+                .childHandler(init)).bind(new InetSocketAddress(address(), 0)).sync().channel();
+        channels.add(server);
+        Channel c = new Bootstrap().group(group).channel(RdmaChannel.class)
+                .handler(new RpcRdmaClientInitializer(new RpcStats(), clientConfig, clientStats,
+                        Duration.ofSeconds(TIMEOUT)))
+                .connect(server.localAddress()).sync().channel();
+        channels.add(c);
+        client = RpcClient.of(c);
+    }
+
+    void start() throws Exception {
+        start(RpcRdmaConfig.DEFAULT, RpcRdmaConfig.DEFAULT);
+    }
+
+    RpcRdmaRequester requester() {
+        return client.channel().pipeline().get(RpcRdmaRequester.class);
+    }
+
+    CompletableFuture<byte[]> echo(byte[] data, CallOptions options) {
+        XdrPayload args = client.newPayload();
+        args.writeDdpOpaque(client.alloc().buffer(data.length).writeBytes(data));
+        return client.call(PROG, VERS, ECHO, args, r -> {
+            ByteBuf b = r.readDdpOpaque(EchoService.MAX);
+            try {
+                byte[] out = new byte[b.readableBytes()];
+                b.getBytes(b.readerIndex(), out);
+                return out;
+            } finally {
+                b.release();
+            }
+        }, options);
+    }
+
+    CompletableFuture<int[]> sum(int proc, byte[] data) {
+        XdrPayload args = client.newPayload();
+        if (proc == SUM) {
+            args.writeDdpOpaque(client.alloc().buffer(data.length).writeBytes(data));
+        } else {
+            args.writer().writeOpaque(data);
+        }
+        return client.call(PROG, VERS, proc, args, r -> new int[] {r.readInt(), r.readInt()});
+    }
+
+    CompletableFuture<byte[]> fill(int proc, int n, CallOptions options) {
+        XdrPayload args = client.newPayload();
+        args.writer().writeInt(n);
+        return client.call(PROG, VERS, proc, args, r -> {
+            if (proc == FILL) {
+                ByteBuf b = r.readDdpOpaque(EchoService.MAX);
+                byte[] out = new byte[b.readableBytes()];
+                b.getBytes(b.readerIndex(), out);
+                b.release();
+                return out;
+            }
+            return r.readOpaque(EchoService.MAX);
+        }, options);
+    }
+
+    static <T> T get(CompletableFuture<T> f) throws Exception {
+        return f.get(TIMEOUT, TimeUnit.SECONDS);
+    }
+
+    static CallOptions hints(int maxDdp, int maxReply) {
+        return CallOptions.DEFAULT.withReplyHints(maxDdp, maxReply);
+    }
+
+    @Test
+    void inlineCallAndReplyAfterNegotiation() throws Exception {
+        start();
+        get(client.callNull(PROG, VERS));
+        byte[] data = pattern(100, 1);
+        assertArrayEquals(data, get(echo(data, CallOptions.DEFAULT)));
+        assertEquals(4096, requester().thresholds().sendThreshold());
+        assertEquals(4096, requester().thresholds().receiveThreshold());
+        assertTrue(requester().thresholds().remoteInvalidation());
+        assertEquals(0, clientStats.readChunks() + clientStats.writeChunksUsed() + clientStats.longCalls()
+                + clientStats.longReplies(), clientStats.toString());
+        assertEquals(0, serverStats.errorsSent());
+    }
+
+    @Test
+    void callWithReadChunks() throws Exception {
+        start();
+        byte[] data = pattern(65536 + 3, 2);
+        int[] r = get(sum(SUM, data));
+        assertEquals(data.length, r[0]);
+        assertEquals(hash(data), r[1]);
+        assertEquals(1, clientStats.readChunks());
+        assertEquals(1, serverStats.readChunks());
+        assertEquals(0, serverStats.longCalls());
+    }
+
+    @Test
+    void replyIntoWriteChunk() throws Exception {
+        start();
+        byte[] got = get(fill(FILL, 100001, hints(100001, 0)));
+        assertArrayEquals(pattern(100001, 100001), got);
+        assertEquals(1, serverStats.writeChunksUsed());
+        assertEquals(1, clientStats.writeChunksUsed());
+    }
+
+    @Test
+    void longCall() throws Exception {
+        start();
+        byte[] data = pattern(20000, 5);
+        int[] r = get(sum(PLAIN_SUM, data));
+        assertEquals(data.length, r[0]);
+        assertEquals(hash(data), r[1]);
+        assertEquals(1, clientStats.longCalls());
+        assertEquals(1, serverStats.longCalls());
+    }
+
+    @Test
+    void longReply() throws Exception {
+        start();
+        byte[] got = get(fill(PLAIN_FILL, 30000, hints(0, 30200)));
+        assertArrayEquals(pattern(30000, 30000), got);
+        assertEquals(1, serverStats.longReplies());
+    }
+
+    @Test
+    void writeListAndReplyChunkTogether() throws Exception {
+        start();
+        XdrPayload args = client.newPayload();
+        args.writer().writeInt(9000).writeInt(50000);
+        byte[][] got = get(client.call(PROG, VERS, BOTH, args, r -> {
+            byte[] a = r.readOpaque(EchoService.MAX);
+            ByteBuf b = r.readDdpOpaque(EchoService.MAX);
+            byte[] bb = new byte[b.readableBytes()];
+            b.getBytes(b.readerIndex(), bb);
+            b.release();
+            return new byte[][] {a, bb};
+        }, hints(50000, 60000)));
+        assertArrayEquals(pattern(9000, 1), got[0]);
+        assertArrayEquals(pattern(50000, 2), got[1]);
+        assertEquals(1, serverStats.writeChunksUsed());
+        assertEquals(1, serverStats.longReplies());
+    }
+
+    @Test
+    void sizesFromZeroToOneMebibyteAreByteExact() throws Exception {
+        start();
+        int[] sizes = {0, 1, 3, 4, 5, 1000, 1023, 4000, 4096, 4097, 65537, 300001, 1 << 20};
+        for (int size : sizes) {
+            byte[] data = pattern(size, size);
+            assertArrayEquals(data, get(echo(data, hints(size, size + 512))), "size " + size);
+        }
+        assertEquals(0, serverStats.errorsSent() + clientStats.discardedMessages());
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1024, 4096, 65536})
+    void inlineThresholdsAreNegotiated(int size) throws Exception {
+        RpcRdmaConfig config = RpcRdmaConfig.DEFAULT.withInlineSizes(size, size);
+        start(config, config);
+        get(client.callNull(PROG, VERS));
+        assertEquals(size, requester().thresholds().sendThreshold());
+        assertEquals(size, requester().thresholds().receiveThreshold());
+        // Just below the threshold goes inline; above it needs chunks.
+        byte[] small = pattern(size - 200, 1);
+        assertArrayEquals(small, get(echo(small, CallOptions.DEFAULT)));
+        assertEquals(0, clientStats.readChunks());
+        byte[] big = pattern(size + 100, 2);
+        assertArrayEquals(big, get(echo(big, hints(big.length, big.length + 512))));
+        assertEquals(1, clientStats.readChunks());
+        assertEquals(1, clientStats.writeChunksUsed());
+    }
+
+    @Test
+    void asymmetricPrivateDataTakesTheMinimumEachWay() throws Exception {
+        start(RpcRdmaConfig.DEFAULT.withInlineSizes(8192, 2048), RpcRdmaConfig.DEFAULT.withInlineSizes(16384, 4096));
+        get(client.callNull(PROG, VERS));
+        assertEquals(2048, requester().thresholds().sendThreshold(), "client send = min(16K, server receive 2K)");
+        assertEquals(4096, requester().thresholds().receiveThreshold(), "server send = min(8K, client recv 4K)");
+    }
+
+    @Test
+    void remoteInvalidationWhenBothPeersSetR() throws Exception {
+        start();
+        assertArrayEquals(pattern(50000, 50000), get(fill(FILL, 50000, hints(50000, 0))));
+        assertEquals(1, serverStats.remoteInvalidations());
+        assertEquals(1, clientStats.remoteInvalidations());
+        assertEquals(0, clientStats.localInvalidations());
+    }
+
+    @Test
+    void localInvalidationWhenEitherPeerClearsR() throws Exception {
+        start(RpcRdmaConfig.DEFAULT, RpcRdmaConfig.DEFAULT.withRemoteInvalidation(false));
+        get(client.callNull(PROG, VERS));
+        assertTrue(!requester().thresholds().remoteInvalidation());
+        assertArrayEquals(pattern(50000, 50000), get(fill(FILL, 50000, hints(50000, 0))));
+        assertEquals(0, serverStats.remoteInvalidations());
+        assertEquals(0, clientStats.remoteInvalidations());
+        assertEquals(1, clientStats.localInvalidations());
+    }
+
+    @Test
+    void twoKeysMeanNoRemoteInvalidation() throws Exception {
+        start();
+        // A call with a Read chunk (remote read key) and a Write chunk (remote write key).
+        byte[] data = pattern(40000, 7);
+        assertArrayEquals(data, get(echo(data, hints(40000, 0))));
+        assertEquals(0, serverStats.remoteInvalidations());
+        assertEquals(2, clientStats.localInvalidations());
+    }
+
+    @Test
+    void sixtyFourConcurrentCallsWithASmallCreditGrant() throws Exception {
+        start(RpcRdmaConfig.DEFAULT.withGrantBounds(1, 4), RpcRdmaConfig.DEFAULT);
+        List<CompletableFuture<int[]>> futures = new ArrayList<>();
+        List<byte[]> sent = new ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+            byte[] data = pattern(i * 300, i);
+            sent.add(data);
+            futures.add(sum(SUM, data));
+        }
+        for (int i = 0; i < 64; i++) {
+            int[] r = get(futures.get(i));
+            assertEquals(sent.get(i).length, r[0]);
+            assertEquals(hash(sent.get(i)), r[1]);
+        }
+        assertTrue(requester().maxOutstandingSeen() <= 4, "outstanding " + requester().maxOutstandingSeen());
+        assertTrue(requester().maxOutstandingSeen() >= 2, "the grant was used");
+        assertEquals(4, requester().creditGrant());
+        assertEquals(0, serverStats.creditViolations());
+    }
+
+    @Test
+    void replyTooLargeWithoutReplyChunkFailsWithErrChunk() throws Exception {
+        start();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> get(fill(PLAIN_FILL, 20000,
+                CallOptions.DEFAULT)));
+        Throwable t = e.getCause();
+        while (t != null && !(t instanceof RpcRdmaErrorException)) {
+            t = t.getCause();
+        }
+        RpcRdmaErrorException err = assertInstanceOf(RpcRdmaErrorException.class, t, e.toString());
+        assertEquals(RdmaErrorCode.ERR_CHUNK, err.code());
+        assertEquals(1, serverStats.errorsSent());
+        assertEquals(1, clientStats.errorsReceived());
+        // The connection still works.
+        assertArrayEquals(pattern(10, 10), get(fill(FILL, 10, CallOptions.DEFAULT)));
+    }
+}
