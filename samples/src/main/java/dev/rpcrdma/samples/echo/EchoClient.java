@@ -1,0 +1,173 @@
+package dev.rpcrdma.samples.echo;
+
+import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.CallOptions;
+import dev.rpcrdma.oncrpc.client.RpcClient;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.EventLoopGroup;
+
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Calls an echo server (or, with {@code --embedded-server}, one it starts in the same JVM): NULL once, then
+ * {@code --count} ECHO calls of {@code --size} bytes with {@code --concurrency} calls in flight, verifying every
+ * echoed byte; prints the transport, what the connection negotiated and a latency summary (p50/p99 µs, ops/s).
+ *
+ * <pre>
+ *   EchoClient [--transport rdma|tcp] [--address 127.0.0.1] [--port 20049] [--size 4096] [--count 10000]
+ *              [--concurrency 1] [--embedded-server] ...
+ * </pre>
+ * Exit code 0 when every call succeeded and every byte matched; otherwise 1 with a one-line message.
+ */
+public final class EchoClient {
+
+    private EchoClient() {
+    }
+
+    /** What a client run measured. */
+    static final class Report {
+        final String transport;
+        final String negotiated;
+        final InetSocketAddress server;
+        final EchoLoad.Result result;
+        final LatencyHistogram latencies;
+
+        Report(String transport, String negotiated, InetSocketAddress server, EchoLoad.Result result,
+               LatencyHistogram latencies) {
+            this.transport = transport;
+            this.negotiated = negotiated;
+            this.server = server;
+            this.result = result;
+            this.latencies = latencies;
+        }
+    }
+
+    /** Command line; exits with 0 on success, 1 on failure, 2 on bad usage. */
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err, true));
+    }
+
+    /** Runs the command line with the given streams; returns the exit code. */
+    static int run(String[] args, PrintStream out, PrintStream err, boolean configureLogging) {
+        return CommandLine.execute(EchoOptions.Role.CLIENT, args, out, err, (options, o) -> {
+            if (configureLogging) {
+                CommandLine.configureLogging(options.verbose);
+            }
+            run(options, o);
+        });
+    }
+
+    /** Runs the client as {@code options} say and prints its report; a {@link UserError} on any failure. */
+    static Report run(EchoOptions options, PrintStream out) throws InterruptedException {
+        EchoTransport transport = EchoTransport.select(options);
+        EchoServer embedded = null;
+        EventLoopGroup group = null;
+        List<Channel> channels = new ArrayList<>();
+        try {
+            InetSocketAddress server;
+            if (options.embeddedServer) {
+                embedded = EchoServer.start(transport, options.addresses, options.port, options.threads);
+                server = embedded.localAddresses().get(0);
+                out.println("embedded echo server listening on " + Diagnosis.hostPort(server));
+            } else {
+                server = new InetSocketAddress(EchoServer.resolve(options.addresses.get(0)), options.port);
+            }
+            Duration timeout = Duration.ofSeconds(options.timeoutSeconds);
+            group = transport.newGroup(options.threads);
+            Bootstrap bootstrap = transport.clientBootstrap(group, new RpcStats(), timeout);
+            List<RpcClient> clients = new ArrayList<>();
+            for (int i = 0; i < options.connections; i++) {
+                ChannelFuture f = bootstrap.connect(server);
+                if (!f.awaitUninterruptibly(timeout.toMillis() + 1000)) {
+                    f.channel().close();
+                    throw new UserError("no connection to " + Diagnosis.hostPort(server) + " within "
+                            + options.timeoutSeconds + " s: check --address and --port, or raise --timeout");
+                }
+                if (!f.isSuccess()) {
+                    throw Diagnosis.connectFailure(transport, server, f.cause());
+                }
+                channels.add(f.channel());
+                clients.add(RpcClient.of(f.channel()));
+            }
+            String negotiated = transport.negotiated(channels.get(0));
+            out.println("echo client: " + transport.description() + ", " + options.connections
+                    + " connection(s) to " + Diagnosis.hostPort(server));
+            out.println("negotiated: " + negotiated);
+            await(server, "NULL", EchoProgram.callNull(clients.get(0)), options.timeoutSeconds);
+            out.println("NULL: ok");
+
+            CallOptions callOptions = CallOptions.DEFAULT.withTimeout(timeout);
+            EchoLoad load = new EchoLoad(clients, options.procedure, options.size, callOptions, options.concurrency);
+            String what = options.procedure == EchoOptions.Procedure.NULL ? "NULL"
+                    : "ECHO of " + options.size + " B";
+            EchoLoad.Result warm = load.run(options.warmup, null);
+            check(server, what, warm);
+            LatencyHistogram latencies = new LatencyHistogram();
+            EchoLoad.Result result = load.run(options.count, latencies);
+            check(server, what, result);
+            Report report = new Report(transport.description(), negotiated, server, result, latencies);
+            print(out, options, what, report);
+            return report;
+        } finally {
+            for (Channel c : channels) {
+                c.close().awaitUninterruptibly();
+            }
+            if (group != null) {
+                group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+            }
+            if (embedded != null) {
+                embedded.close();
+            }
+        }
+    }
+
+    private static void await(InetSocketAddress server, String procedure, java.util.concurrent.Future<?> f,
+                              int timeoutSeconds) throws InterruptedException {
+        try {
+            f.get(timeoutSeconds + 5L, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw Diagnosis.callFailure(server, procedure, e.getCause());
+        } catch (TimeoutException e) {
+            throw Diagnosis.callFailure(server, procedure, e);
+        }
+    }
+
+    private static void check(InetSocketAddress server, String what, EchoLoad.Result r) {
+        if (r.failure != null) {
+            throw Diagnosis.callFailure(server, what, r.failure);
+        }
+        if (r.mismatches != 0) {
+            throw new UserError("the server at " + Diagnosis.hostPort(server) + " echoed different bytes than were"
+                    + " sent (" + r.mismatches + " call(s)): this is a bug, please report it with --verbose output");
+        }
+    }
+
+    private static void print(PrintStream out, EchoOptions o, String what, Report r) {
+        EchoLoad.Result res = r.result;
+        LatencyHistogram h = r.latencies;
+        double seconds = res.elapsedNanos / 1e9;
+        double ops = res.completed / seconds;
+        out.printf(Locale.ROOT, "%s x %d calls, %d in flight over %d connection(s): all replies ok%s%n", what,
+                res.completed, Math.min(o.concurrency, o.count), o.connections,
+                o.procedure == EchoOptions.Procedure.ECHO ? ", every byte verified" : "");
+        out.printf(Locale.ROOT, "latency (us): p50 %.1f  p90 %.1f  p99 %.1f  max %.1f  mean %.1f%n",
+                h.percentile(50) / 1e3, h.percentile(90) / 1e3, h.percentile(99) / 1e3, h.max() / 1e3,
+                h.mean() / 1e3);
+        out.printf(Locale.ROOT, "throughput: %.0f ops/s", ops);
+        if (o.procedure == EchoOptions.Procedure.ECHO) {
+            out.printf(Locale.ROOT, ", %.1f MB/s each way", ops * o.size / 1e6);
+        }
+        out.printf(Locale.ROOT, " (%.2f s)%n", seconds);
+        out.flush();
+    }
+}

@@ -1,0 +1,138 @@
+package dev.rpcrdma.samples.echo;
+
+import dev.rpcrdma.oncrpc.client.CallOptions;
+import dev.rpcrdma.oncrpc.client.RpcClient;
+import io.netty.buffer.ByteBuf;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A closed-loop load: {@code concurrency} lanes, each with one call in flight, spread round-robin over the
+ * connections; a lane sends its next call from the completion of the previous one (on the connection's event
+ * loop). Every ECHO carries a distinct payload (a shared random pattern stamped with the call's sequence number)
+ * and every echoed byte is compared with it. Stops at the first failure or mismatch.
+ */
+final class EchoLoad {
+
+    /** What a run did. */
+    static final class Result {
+        final long completed;
+        final long mismatches;
+        final Throwable failure;
+        final long elapsedNanos;
+
+        Result(long completed, long mismatches, Throwable failure, long elapsedNanos) {
+            this.completed = completed;
+            this.mismatches = mismatches;
+            this.failure = failure;
+            this.elapsedNanos = elapsedNanos;
+        }
+
+        boolean ok() {
+            return failure == null && mismatches == 0;
+        }
+    }
+
+    private final List<RpcClient> clients;
+    private final EchoOptions.Procedure procedure;
+    private final int size;
+    private final CallOptions options;
+    private final int concurrency;
+    private final byte[] pattern;
+
+    EchoLoad(List<RpcClient> clients, EchoOptions.Procedure procedure, int size, CallOptions options,
+             int concurrency) {
+        this.clients = List.copyOf(clients);
+        this.procedure = procedure;
+        this.size = size;
+        this.options = options;
+        this.concurrency = concurrency;
+        pattern = new byte[procedure == EchoOptions.Procedure.ECHO ? size : 0];
+        ThreadLocalRandom.current().nextBytes(pattern);
+    }
+
+    /** Makes {@code calls} calls; records each round trip in {@code latencies} (if not null); blocks until done. */
+    Result run(long calls, LatencyHistogram latencies) throws InterruptedException {
+        if (calls <= 0) {
+            return new Result(0, 0, null, 0);
+        }
+        int lanes = (int) Math.min(concurrency, calls);
+        Run run = new Run(calls, lanes, latencies);
+        long start = System.nanoTime();
+        for (int i = 0; i < lanes; i++) {
+            RpcClient client = clients.get(i % clients.size());
+            client.channel().eventLoop().execute(() -> run.next(client));
+        }
+        run.done.await();
+        return new Result(run.completed.get(), run.mismatches.get(), run.failure.get(), System.nanoTime() - start);
+    }
+
+    private final class Run {
+        final long calls;
+        final LatencyHistogram latencies;
+        final CountDownLatch done;
+        final AtomicLong issued = new AtomicLong();
+        final AtomicLong completed = new AtomicLong();
+        final AtomicLong mismatches = new AtomicLong();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+        Run(long calls, int lanes, LatencyHistogram latencies) {
+            this.calls = calls;
+            this.latencies = latencies;
+            this.done = new CountDownLatch(lanes);
+        }
+
+        /** Sends the lane's next call, or ends the lane. */
+        void next(RpcClient client) {
+            long seq = issued.getAndIncrement();
+            if (seq >= calls || failure.get() != null || mismatches.get() != 0) {
+                done.countDown();
+                return;
+            }
+            CompletableFuture<Boolean> f;
+            long start;
+            try {
+                if (procedure == EchoOptions.Procedure.NULL) {
+                    start = System.nanoTime();
+                    f = EchoProgram.callNull(client).thenApply(v -> Boolean.TRUE);
+                } else {
+                    ByteBuf data = client.alloc().buffer(size);
+                    data.writeBytes(pattern);
+                    if (size >= Long.BYTES) {
+                        // Each call's payload differs: a reply to another call cannot pass as this one's.
+                        data.setLong(0, seq);
+                    }
+                    start = System.nanoTime();
+                    f = EchoProgram.callEcho(client, data, options);
+                }
+            } catch (Throwable t) {
+                failure.compareAndSet(null, t);
+                done.countDown();
+                return;
+            }
+            f.whenComplete((verified, cause) -> {
+                long rtt = System.nanoTime() - start;
+                if (cause != null) {
+                    failure.compareAndSet(null, cause);
+                    done.countDown();
+                    return;
+                }
+                if (!verified) {
+                    mismatches.incrementAndGet();
+                    done.countDown();
+                    return;
+                }
+                if (latencies != null) {
+                    latencies.record(rtt);
+                }
+                completed.incrementAndGet();
+                next(client);
+            });
+        }
+    }
+}

@@ -1,0 +1,278 @@
+package dev.rpcrdma.samples.echo;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Command-line options of {@link EchoServer} and {@link EchoClient}: a tiny hand-written parser
+ * ({@code --name value} or {@code --name=value}; flags take no value). Unknown options, missing or malformed
+ * values are a {@link UserError} naming the option. Immutable once parsed.
+ */
+final class EchoOptions {
+
+    /** Which program the options are for (decides the defaults and which options exist). */
+    enum Role {
+        SERVER("EchoServer", "serves the echo program (NULL, ECHO) until stopped (Ctrl-C)"),
+        CLIENT("EchoClient", "calls NULL then ECHO, verifies every echoed byte and prints a latency summary");
+
+        final String program;
+        final String summary;
+
+        Role(String program, String summary) {
+            this.program = program;
+            this.summary = summary;
+        }
+    }
+
+    /** Transports. */
+    enum Transport {
+        RDMA, TCP;
+
+        static Transport parse(String value) {
+            return Transport.valueOf(choice("--transport", value, "rdma", "tcp").toUpperCase(Locale.ROOT));
+        }
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** The procedure the client measures. */
+    enum Procedure {
+        ECHO, NULL
+    }
+
+    /** Default number of measured calls. */
+    static final int DEFAULT_COUNT = 10_000;
+    /** Default inline threshold advertised over RDMA (RFC 8166 §3.3.2: 1024 is the minimum; 4096 is usual). */
+    static final int DEFAULT_INLINE = 4096;
+    /** Default credits requested (client) or granted (server) over RDMA (RFC 8166 §3.3.1). */
+    static final int DEFAULT_CREDITS = 32;
+
+    private static final class Spec {
+        final String name;
+        final String arg;
+        final String help;
+        final boolean server;
+        final boolean client;
+
+        Spec(String name, String arg, String help, boolean server, boolean client) {
+            this.name = name;
+            this.arg = arg;
+            this.help = help;
+            this.server = server;
+            this.client = client;
+        }
+
+        boolean isFlag() {
+            return arg == null;
+        }
+
+        boolean appliesTo(Role role) {
+            return role == Role.SERVER ? server : client;
+        }
+    }
+
+    private static final List<Spec> SPECS = List.of(
+            new Spec("--transport", "rdma|tcp", "transport (default rdma)", true, true),
+            new Spec("--fabric", "auto|native|software",
+                    "RDMA fabric: native = libibverbs/librdmacm device, software = in-process model (same JVM"
+                            + " only), auto = native if usable else software (default auto)", true, true),
+            new Spec("--io", "auto|epoll|nio", "TCP event loop (default auto: epoll if available)", true, true),
+            new Spec("--address", "ADDR", "server: addresses to listen on, comma-separated (default 0.0.0.0);"
+                    + " client: server address (default 127.0.0.1)", true, true),
+            new Spec("--port", "N", "port, TCP and RDMA (default " + EchoProgram.DEFAULT_PORT
+                    + "; 0 = any free port)", true, true),
+            new Spec("--size", "BYTES", "ECHO payload size, e.g. 0, 4096, 64k, 1m (default 4096, max "
+                    + (EchoProgram.MAX_DATA >> 20) + "m)", false, true),
+            new Spec("--count", "N", "measured calls (default " + DEFAULT_COUNT + ")", false, true),
+            new Spec("--warmup", "N", "unmeasured calls first (default: count / 10, at most 1000)", false, true),
+            new Spec("--concurrency", "N", "calls in flight at once (default 1)", false, true),
+            new Spec("--connections", "N", "connections the calls are spread over (default 1)", false, true),
+            new Spec("--proc", "echo|null", "procedure to measure (default echo)", false, true),
+            new Spec("--inline", "BYTES", "RDMA: inline threshold to advertise (RFC 8797; default "
+                    + DEFAULT_INLINE + ")", true, true),
+            new Spec("--credits", "N", "RDMA: credits to request (client) or grant (server) (default "
+                    + DEFAULT_CREDITS + ")", true, true),
+            new Spec("--timeout", "SECONDS", "per-call and connect timeout (default 30)", false, true),
+            new Spec("--threads", "N", "event loop threads (default 2)", true, true),
+            new Spec("--embedded-server", null, "start an echo server in this JVM first (on --address, any free"
+                    + " port unless --port is given) and call it", false, true),
+            new Spec("--verbose", null, "log more and print stack traces of errors", true, true),
+            new Spec("--help", null, "print this help", true, true));
+
+    final Role role;
+    final Transport transport;
+    final String fabric;
+    final String io;
+    final List<String> addresses;
+    final int port;
+    final int size;
+    final int count;
+    final int warmup;
+    final int concurrency;
+    final int connections;
+    final Procedure procedure;
+    final int inline;
+    final int credits;
+    final int timeoutSeconds;
+    final int threads;
+    final boolean embeddedServer;
+    final boolean verbose;
+    final boolean help;
+
+    private EchoOptions(Role role, Map<String, String> v) {
+        this.role = role;
+        help = v.containsKey("--help");
+        verbose = v.containsKey("--verbose");
+        embeddedServer = v.containsKey("--embedded-server");
+        transport = Transport.parse(v.getOrDefault("--transport", "rdma"));
+        fabric = choice("--fabric", v.getOrDefault("--fabric", "auto"), "auto", "native", "software");
+        io = choice("--io", v.getOrDefault("--io", "auto"), "auto", "epoll", "nio");
+        String defaultAddress = role == Role.SERVER ? "0.0.0.0" : "127.0.0.1";
+        addresses = List.copyOf(Arrays.asList(v.getOrDefault("--address", defaultAddress).split(",", -1)));
+        for (String a : addresses) {
+            if (a.isBlank()) {
+                throw new UserError("--address: empty address in '" + v.get("--address") + "'");
+            }
+        }
+        if (role == Role.CLIENT && addresses.size() != 1) {
+            throw new UserError("--address: the client calls one server address, got " + addresses);
+        }
+        int defaultPort = embeddedServer ? 0 : EchoProgram.DEFAULT_PORT;
+        port = integer(v, "--port", defaultPort, role == Role.SERVER || embeddedServer ? 0 : 1, 65535);
+        size = (int) Math.min(Integer.MAX_VALUE, bytes(v, "--size", 4096, 0, EchoProgram.MAX_DATA));
+        count = integer(v, "--count", DEFAULT_COUNT, 1, Integer.MAX_VALUE);
+        warmup = integer(v, "--warmup", Math.min(count / 10, 1000), 0, Integer.MAX_VALUE);
+        concurrency = integer(v, "--concurrency", 1, 1, 65536);
+        connections = integer(v, "--connections", 1, 1, 1024);
+        procedure = Procedure.valueOf(choice("--proc", v.getOrDefault("--proc", "echo"), "echo", "null")
+                .toUpperCase(Locale.ROOT));
+        // RFC 8166 §3.3.2: an inline threshold below 1024 bytes is not allowed.
+        inline = (int) bytes(v, "--inline", DEFAULT_INLINE, 1024, 1 << 20);
+        credits = integer(v, "--credits", DEFAULT_CREDITS, 1, 65535);
+        timeoutSeconds = integer(v, "--timeout", 30, 1, 86400);
+        threads = integer(v, "--threads", 2, 1, 256);
+    }
+
+    /** Parses {@code args} for {@code role}. */
+    static EchoOptions parse(Role role, String... args) {
+        Map<String, String> values = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            String name = arg;
+            String value = null;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 0) {
+                name = arg.substring(0, eq);
+                value = arg.substring(eq + 1);
+            }
+            Spec spec = find(name);
+            if (spec == null || !spec.appliesTo(role)) {
+                throw new UserError((arg.startsWith("-") ? "unknown option " + name : "unexpected argument '"
+                        + arg + "'") + " for " + role.program + ": see --help");
+            }
+            if (spec.isFlag()) {
+                if (value != null) {
+                    throw new UserError(name + " takes no value");
+                }
+                value = "";
+            } else if (value == null) {
+                if (i + 1 >= args.length) {
+                    throw new UserError(name + " needs a value: " + name + " " + spec.arg);
+                }
+                value = args[++i];
+            }
+            values.put(name, value);
+        }
+        return new EchoOptions(role, values);
+    }
+
+    private static Spec find(String name) {
+        for (Spec s : SPECS) {
+            if (s.name.equals(name)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** The {@code --help} text for {@code role}. */
+    static String usage(Role role) {
+        StringBuilder b = new StringBuilder();
+        b.append("usage: ").append(role.program).append(" [options]\n  ").append(role.summary)
+                .append("\n  program 0x2004F001 version 1: NULL (0), ECHO (1) opaque<> -> opaque<>\n\noptions:\n");
+        List<String[]> rows = new ArrayList<>();
+        int width = 0;
+        for (Spec s : SPECS) {
+            if (s.appliesTo(role)) {
+                String left = s.name + (s.isFlag() ? "" : " " + s.arg);
+                rows.add(new String[] {left, s.help});
+                width = Math.max(width, left.length());
+            }
+        }
+        for (String[] r : rows) {
+            b.append("  ").append(r[0]).append(" ".repeat(width - r[0].length() + 2)).append(r[1]).append('\n');
+        }
+        return b.toString();
+    }
+
+    static String choice(String option, String value, String... allowed) {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        for (String a : allowed) {
+            if (a.equals(v)) {
+                return a;
+            }
+        }
+        throw new UserError(option + ": '" + value + "' is not one of " + String.join(", ", allowed));
+    }
+
+    private static int integer(Map<String, String> v, String option, int dflt, int min, int max) {
+        String s = v.get(option);
+        if (s == null) {
+            return dflt;
+        }
+        long n;
+        try {
+            n = Long.parseLong(s.trim());
+        } catch (NumberFormatException e) {
+            throw new UserError(option + ": '" + s + "' is not a number");
+        }
+        if (n < min || n > max) {
+            throw new UserError(option + ": " + n + " is out of range [" + min + ", " + max + "]");
+        }
+        return (int) n;
+    }
+
+    /** A byte count with an optional binary suffix: k/K/KiB (1024), m/M/MiB (1024 * 1024). */
+    static long bytes(Map<String, String> v, String option, long dflt, long min, long max) {
+        String s = v.get(option);
+        if (s == null) {
+            return dflt;
+        }
+        String t = s.trim().toLowerCase(Locale.ROOT);
+        long unit = 1;
+        if (t.endsWith("kib") || t.endsWith("k")) {
+            unit = 1024;
+            t = t.substring(0, t.length() - (t.endsWith("kib") ? 3 : 1));
+        } else if (t.endsWith("mib") || t.endsWith("m")) {
+            unit = 1024 * 1024;
+            t = t.substring(0, t.length() - (t.endsWith("mib") ? 3 : 1));
+        }
+        long n;
+        try {
+            n = Math.multiplyExact(Long.parseLong(t), unit);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new UserError(option + ": '" + s + "' is not a byte count (e.g. 4096, 64k, 1m)");
+        }
+        if (n < min || n > max) {
+            throw new UserError(option + ": " + n + " bytes is out of range [" + min + ", " + max + "]");
+        }
+        return n;
+    }
+}

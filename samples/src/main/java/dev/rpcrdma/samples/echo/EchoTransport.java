@@ -1,0 +1,38 @@
+package dev.rpcrdma.samples.echo;
+
+import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.server.RpcDispatcher;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
+
+import java.time.Duration;
+
+/**
+ * One way of carrying ONC RPC: the event loops, the channel types and the pipelines of server and client
+ * connections. The echo program, server and client never look past this interface.
+ */
+interface EchoTransport {
+
+    /** What is in use, for humans: e.g. {@code tcp (epoll)} or {@code rdma (software fabric)}. */
+    String description();
+
+    /** New event loops for this transport. */
+    EventLoopGroup newGroup(int threads);
+
+    /** A server bootstrap whose connections dispatch to {@code dispatcher}. */
+    ServerBootstrap serverBootstrap(EventLoopGroup group, RpcDispatcher dispatcher);
+
+    /** A client bootstrap whose connections end with an {@code RpcClientHandler}. */
+    Bootstrap clientBootstrap(EventLoopGroup group, RpcStats stats, Duration callTimeout);
+
+    /** What a connected client channel negotiated with its server, one line. */
+    String negotiated(Channel client);
+
+    /** Picks the transport the options ask for; a {@link UserError} when it cannot be used here. */
+    static EchoTransport select(EchoOptions options) {
+        return options.transport == EchoOptions.Transport.TCP ? new TcpTransport(options.io)
+                : new RdmaTransport(options);
+    }
+}

@@ -1,0 +1,59 @@
+package dev.rpcrdma.samples.echo;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.Arrays;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class LatencyHistogramTest {
+
+    @Test
+    void bucketsAreContiguousAndOrdered() {
+        long previous = -1;
+        for (int i = 0; i < 3000; i++) {
+            long low = LatencyHistogram.lowestValue(i);
+            assertTrue(low > previous, "bucket " + i);
+            assertEquals(i, LatencyHistogram.index(low), "lowest value of bucket " + i);
+            if (low > 0) {
+                assertEquals(i - 1, LatencyHistogram.index(low - 1), "value just below bucket " + i);
+            }
+            previous = low;
+        }
+    }
+
+    @Test
+    void percentilesWithinTwoPercentOfExact() {
+        Random random = new Random(42);
+        long[] values = new long[100_000];
+        LatencyHistogram h = new LatencyHistogram();
+        for (int i = 0; i < values.length; i++) {
+            // Log-normal-ish latencies from ~10 us to ~10 ms.
+            values[i] = (long) (10_000 * Math.exp(random.nextDouble() * 7));
+            h.record(values[i]);
+        }
+        Arrays.sort(values);
+        for (double p : new double[] {1, 50, 90, 99, 99.9, 100}) {
+            long exact = values[(int) Math.ceil(p / 100 * values.length) - 1];
+            long approx = h.percentile(p);
+            assertTrue(Math.abs(approx - exact) <= exact * 0.02, "p" + p + ": " + approx + " vs " + exact);
+        }
+        assertEquals(values[values.length - 1], h.max());
+        assertEquals(values.length, h.count());
+        assertEquals(Arrays.stream(values).average().orElseThrow(), h.mean(), 1e-6);
+    }
+
+    @Test
+    void smallValuesAreExactAndEmptyIsZero() {
+        LatencyHistogram h = new LatencyHistogram();
+        assertEquals(0, h.percentile(50));
+        h.record(5);
+        h.record(7);
+        h.record(100);
+        assertEquals(5, h.percentile(33));
+        assertEquals(7, h.percentile(50));
+        assertEquals(100, h.percentile(100));
+    }
+}
