@@ -1,0 +1,242 @@
+package dev.rpcrdma.handlers.requester;
+
+import dev.rpcrdma.channel.RdmaReceive;
+import dev.rpcrdma.handlers.RpcRdmaConfig;
+import dev.rpcrdma.handlers.RpcRdmaErrorException;
+import dev.rpcrdma.handlers.RpcRdmaStats;
+import dev.rpcrdma.handlers.header.RdmaErrorCode;
+import dev.rpcrdma.handlers.header.RdmaProcedure;
+import dev.rpcrdma.handlers.header.RdmaSegment;
+import dev.rpcrdma.handlers.header.ReadSegment;
+import dev.rpcrdma.handlers.header.RpcRdmaHeader;
+import dev.rpcrdma.handlers.header.RpcRdmaHeaderDecoder;
+import dev.rpcrdma.handlers.header.RpcRdmaHeaderEncoder;
+import dev.rpcrdma.handlers.header.WriteChunk;
+import dev.rpcrdma.handlers.negotiation.InlineThresholds;
+import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.OpaqueAuth;
+import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.RpcCall;
+import dev.rpcrdma.oncrpc.message.RpcReply;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.channels.ClosedChannelException;
+import java.util.List;
+import java.util.function.Consumer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The requester over an {@code EmbeddedChannel}: inline framing, credits (queueing, writability, grant 0, grants
+ * above the maximum), RDMA_ERROR as a typed failure, and replies that must be silently discarded (RFC 8166 §4.5).
+ */
+class RpcRdmaRequesterTest {
+
+    static final int XID = 0x11223344;
+    static final int PROG = 0x20000123;
+
+    final RpcRdmaStats stats = new RpcRdmaStats();
+    final RpcStats rpcStats = new RpcStats();
+    final RpcRdmaRequester requester = new RpcRdmaRequester(RpcRdmaConfig.DEFAULT.withMaxRequests(16),
+            new InlineThresholds(1024, 1024, true), stats, rpcStats);
+    final EmbeddedChannel ch = new EmbeddedChannel(requester);
+
+    @AfterEach
+    void finish() {
+        ch.finishAndReleaseAll();
+    }
+
+    ChannelFuture call(int xid, int argBytes) {
+        XdrPayload args = XdrPayload.newPayload(ch.alloc());
+        args.writer().writeFixedOpaque(new byte[argBytes]);
+        ChannelFuture f = ch.writeOneOutbound(new OutboundRpcMessage(new RpcCall(xid, PROG, 1, 1, OpaqueAuth.NONE),
+                args));
+        ch.flushOutbound();
+        return f;
+    }
+
+    /** The next call Send: its header; checks that the RPC message follows inline with the same xid. */
+    RpcRdmaHeader sentCall() throws Exception {
+        ByteBuf b = assertInstanceOf(ByteBuf.class, ch.readOutbound(), "a Send was written");
+        try {
+            RpcRdmaHeader h = new RpcRdmaHeaderDecoder().decode(b);
+            assertEquals(h.xid(), b.readInt(), "the RPC call follows inline with the same xid");
+            return h;
+        } finally {
+            b.release();
+        }
+    }
+
+    static ByteBuf rpcReply(int xid) {
+        return Unpooled.buffer().writeInt(xid).writeInt(1).writeInt(0).writeInt(0).writeInt(0).writeInt(0)
+                .writeInt(77);
+    }
+
+    void receive(Consumer<ByteBuf> header, ByteBuf rpc) {
+        receive(header, rpc, false, 0);
+    }
+
+    void receive(Consumer<ByteBuf> header, ByteBuf rpc, boolean invalidated, int rkey) {
+        ByteBuf b = Unpooled.directBuffer();
+        header.accept(b);
+        if (rpc != null) {
+            b.writeBytes(rpc);
+            rpc.release();
+        }
+        ch.writeInbound(new RdmaReceive(b, invalidated, rkey));
+    }
+
+    void receive(RpcRdmaHeader header, ByteBuf rpc) {
+        receive(b -> RpcRdmaHeaderEncoder.encode(header, b), rpc);
+    }
+
+    void expectReplyDelivered(int xid) {
+        InboundRpcMessage m = ch.readInbound();
+        assertNotNull(m, "the reply reaches the RPC layer");
+        try {
+            assertEquals(xid, m.header().xid());
+            assertInstanceOf(RpcReply.class, m.header());
+        } finally {
+            m.release();
+        }
+    }
+
+    @Test
+    void inlineCallIsRdmaMsgAskingForMaxRequests() throws Exception {
+        ChannelFuture f = call(XID, 100);
+        RpcRdmaHeader h = sentCall();
+        assertEquals(RdmaProcedure.RDMA_MSG, h.procedure());
+        assertEquals(1, h.version());
+        assertEquals(16, h.credits());
+        assertFalse(h.hasChunks());
+        assertFalse(f.isDone(), "the RPC is in progress until its reply");
+        receive(RpcRdmaHeader.msg(XID, 4), rpcReply(XID));
+        expectReplyDelivered(XID);
+        assertTrue(f.isSuccess());
+        assertEquals(4, requester.creditGrant());
+    }
+
+    @Test
+    void callsBeyondTheGrantQueueAndTheChannelIsNotWritable() throws Exception {
+        ChannelFuture first = call(XID, 8);
+        ChannelFuture second = call(XID + 1, 8);
+        sentCall();
+        assertNull(ch.readOutbound(), "one credit before the first reply (RFC 8166 §3.3.3)");
+        assertEquals(1, requester.queuedCalls());
+        assertFalse(ch.isWritable(), "no credit: not writable");
+        receive(RpcRdmaHeader.msg(XID, 0), rpcReply(XID));
+        expectReplyDelivered(XID);
+        assertTrue(first.isSuccess());
+        assertEquals(1, requester.creditGrant(), "a grant of 0 counts as 1: no stall");
+        assertEquals(XID + 1, sentCall().xid(), "the queued call went out");
+        assertFalse(second.isDone());
+        receive(RpcRdmaHeader.msg(XID + 1, 0xffff_ffff), rpcReply(XID + 1));
+        expectReplyDelivered(XID + 1);
+        assertEquals(16, requester.creditGrant(), "a grant above what we asked for is clamped");
+        assertTrue(ch.isWritable());
+    }
+
+    @Test
+    void rdmaErrorFailsTheCallWithATypedException() throws Exception {
+        ChannelFuture f = call(XID, 8);
+        sentCall();
+        receive(RpcRdmaHeader.errVers(XID, 1, 3, 1, 1), null);
+        assertTrue(f.isDone());
+        RpcRdmaErrorException e = assertInstanceOf(RpcRdmaErrorException.class, f.cause());
+        assertEquals(RdmaErrorCode.ERR_VERS, e.code());
+        assertEquals(1, e.lowVersion());
+        assertEquals(1, e.highVersion());
+        assertEquals(XID, e.xid());
+        assertEquals(1, stats.errorsReceived());
+        assertEquals(3, requester.creditGrant());
+        assertEquals(0, requester.outstandingCalls());
+    }
+
+    /** A reply that must be discarded: the call stays outstanding and nothing reaches the RPC layer. */
+    void expectDiscarded(ChannelFuture f, long discards) {
+        assertNull(ch.readInbound());
+        assertFalse(f.isDone(), "the call is still outstanding");
+        assertEquals(discards, stats.discardedMessages());
+        assertEquals(1, requester.outstandingCalls());
+        assertTrue(ch.isOpen());
+    }
+
+    @Test
+    void badRepliesAreSilentlyDiscarded() throws Exception {
+        ChannelFuture f = call(XID, 8);
+        sentCall();
+        // Truncated header.
+        receive(b -> b.writeInt(XID).writeInt(1).writeInt(1).writeInt(0), null);
+        expectDiscarded(f, 1);
+        // Bad version.
+        receive(b -> b.writeInt(XID).writeInt(2).writeInt(1).writeInt(0).writeInt(0).writeInt(0).writeInt(0),
+                rpcReply(XID));
+        expectDiscarded(f, 2);
+        // A reply carrying a Read list.
+        receive(RpcRdmaHeader.msg(XID, 1, List.of(new ReadSegment(0, new RdmaSegment(1, 8, 0))), List.of(), null),
+                rpcReply(XID));
+        expectDiscarded(f, 3);
+        // A Write chunk the call did not provide.
+        receive(RpcRdmaHeader.msg(XID, 1, List.of(), List.of(WriteChunk.of(new RdmaSegment(1, 8, 0))), null),
+                rpcReply(XID));
+        expectDiscarded(f, 4);
+        // A Reply chunk the call did not provide.
+        receive(RpcRdmaHeader.nomsg(XID, 1, List.of(), List.of(), WriteChunk.of(new RdmaSegment(1, 8, 0))), null);
+        expectDiscarded(f, 5);
+        // rdma_xid and the RPC xid differ.
+        receive(RpcRdmaHeader.msg(XID, 1), rpcReply(XID + 5));
+        expectDiscarded(f, 6);
+        // A reply to no call.
+        receive(RpcRdmaHeader.msg(XID + 9, 1), rpcReply(XID + 9));
+        expectDiscarded(f, 7);
+        // Unknown procedure.
+        receive(b -> b.writeInt(XID).writeInt(1).writeInt(1).writeInt(8).writeInt(0).writeInt(0).writeInt(0),
+                rpcReply(XID));
+        expectDiscarded(f, 8);
+        // Finally the good reply completes the call.
+        receive(RpcRdmaHeader.msg(XID, 2), rpcReply(XID));
+        expectReplyDelivered(XID);
+        assertTrue(f.isSuccess());
+    }
+
+    @Test
+    void sendWithInvalidateOfAForeignKeyClosesTheConnection() throws Exception {
+        ChannelFuture f = call(XID, 8);
+        sentCall();
+        // The inline-only call exposed no key at all: invalidating anything is a protocol violation.
+        receive(b -> RpcRdmaHeaderEncoder.encode(RpcRdmaHeader.msg(XID, 1), b), rpcReply(XID), true, 0x4242);
+        assertFalse(ch.isOpen());
+        assertNull(ch.readInbound());
+        assertInstanceOf(ClosedChannelException.class, f.cause());
+    }
+
+    @Test
+    void callTooLargeForInlineWithoutRdmaFailsAtOnce() {
+        ChannelFuture f = call(XID, 2000);
+        assertTrue(f.isDone());
+        assertFalse(f.isSuccess());
+        assertNull(ch.readOutbound());
+        assertEquals(0, requester.outstandingCalls(), "the credit was not consumed");
+    }
+
+    @Test
+    void closingFailsOutstandingAndQueuedCalls() {
+        ChannelFuture first = call(XID, 8);
+        ChannelFuture second = call(XID + 1, 8);
+        ch.close();
+        assertInstanceOf(ClosedChannelException.class, first.cause());
+        assertInstanceOf(ClosedChannelException.class, second.cause());
+    }
+}
