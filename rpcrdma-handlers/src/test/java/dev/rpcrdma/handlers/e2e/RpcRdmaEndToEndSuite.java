@@ -1,6 +1,29 @@
 package dev.rpcrdma.handlers.e2e;
 
 import dev.rpcrdma.channel.RdmaChannel;
+import dev.rpcrdma.channel.RdmaChannelOption;
+import dev.rpcrdma.channel.RdmaMemory;
+import dev.rpcrdma.channel.RdmaReceive;
+import dev.rpcrdma.channel.RdmaWorkRequestException;
+import dev.rpcrdma.channel.RdmaWrite;
+import dev.rpcrdma.channel.fabric.WcStatus;
+import dev.rpcrdma.handlers.header.RdmaProcedure;
+import dev.rpcrdma.handlers.header.RdmaSegment;
+import dev.rpcrdma.handlers.header.RpcRdmaHeader;
+import dev.rpcrdma.handlers.header.RpcRdmaHeaderDecoder;
+import dev.rpcrdma.handlers.header.RpcRdmaHeaderEncoder;
+import dev.rpcrdma.handlers.header.WriteChunk;
+import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
+import dev.rpcrdma.oncrpc.client.RpcTimeoutException;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.BiFunction;
+import org.junit.jupiter.params.provider.MethodSource;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.provider.Arguments;
 import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaServerChannel;
@@ -50,6 +73,8 @@ import static dev.rpcrdma.handlers.e2e.EchoService.hash;
 import static dev.rpcrdma.handlers.e2e.EchoService.pattern;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -336,5 +361,179 @@ abstract class RpcRdmaEndToEndSuite {
         assertEquals(1, clientStats.errorsReceived());
         // The connection still works.
         assertArrayEquals(pattern(10, 10), get(fill(FILL, 10, CallOptions.DEFAULT)));
+    }
+
+    // ------------------------------------------------------------------ a hand-written peer
+
+    /**
+     * A responder written by hand over a raw {@link RdmaChannel}: decodes each call's transport header and answers
+     * with whatever {@code answer} builds (it may also do RDMA on the call's chunks first).
+     */
+    final class RogueResponder extends ChannelInboundHandlerAdapter {
+        final BlockingQueue<RpcRdmaHeader> calls = new LinkedBlockingQueue<>();
+        final CompletableFuture<RdmaMemory> memory = new CompletableFuture<>();
+        final BiFunction<ChannelHandlerContext, RpcRdmaHeader, ByteBuf> answer;
+
+        RogueResponder(BiFunction<ChannelHandlerContext, RpcRdmaHeader, ByteBuf> answer) {
+            this.answer = answer;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) throws Exception {
+            ByteBuf buf = ctx.alloc().directBuffer(4096);
+            buf.writeBytes(pattern(4096, 77));
+            memory.complete(((RdmaChannel) ctx.channel()).registerMemory(buf, 0));
+            buf.release();
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+            RdmaReceive r = (RdmaReceive) msg;
+            try {
+                RpcRdmaHeader h = new RpcRdmaHeaderDecoder().decode(r.content());
+                calls.add(h);
+                ByteBuf reply = answer.apply(ctx, h);
+                if (reply != null) {
+                    ctx.writeAndFlush(reply);
+                }
+            } finally {
+                r.release();
+            }
+        }
+    }
+
+    /** Starts a rogue server and our client against it. */
+    RogueResponder startRogue(BiFunction<ChannelHandlerContext, RpcRdmaHeader, ByteBuf> answer) throws Exception {
+        clientStats = new RpcRdmaStats();
+        RogueResponder rogue = new RogueResponder(answer);
+        Channel server = new ServerBootstrap().group(group).channel(RdmaServerChannel.class).childHandler(rogue)
+                .bind(new InetSocketAddress(address(), 0)).sync().channel();
+        channels.add(server);
+        Channel c = new Bootstrap().group(group).channel(RdmaChannel.class)
+                .handler(new RpcRdmaClientInitializer(new RpcStats(), RpcRdmaConfig.DEFAULT, clientStats,
+                        Duration.ofSeconds(TIMEOUT)))
+                .connect(server.localAddress()).sync().channel();
+        channels.add(c);
+        client = RpcClient.of(c);
+        return rogue;
+    }
+
+    /** An RPC-over-RDMA reply Send: {@code header} then a SUCCESS reply whose results are a 4-byte word. */
+    static ByteBuf reply(ChannelHandlerContext ctx, RpcRdmaHeader header, int resultWord) {
+        ByteBuf b = ctx.alloc().directBuffer();
+        RpcRdmaHeaderEncoder.encode(header, b);
+        b.writeInt(header.xid()).writeInt(1).writeInt(0).writeInt(0).writeInt(0).writeInt(0).writeInt(resultWord);
+        return b;
+    }
+
+    @Test
+    void aWriteChunkKeyWorksDuringTheRpcAndFailsRemotelyAfterIt() throws Exception {
+        RogueResponder rogue = startRogue((ctx, call) -> {
+            RdmaSegment s = call.writeList().get(0).segments().get(0);
+            RdmaMemory m = ((RogueResponder) ctx.handler()).memory.join();
+            // During the RPC the Write chunk accepts an RDMA Write...
+            ctx.write(new RdmaWrite(m, 0, 16, s.offset(), s.handle()));
+            RpcRdmaHeader h = RpcRdmaHeader.msg(call.xid(), 8, List.of(),
+                    List.of(WriteChunk.of(new RdmaSegment(s.handle(), 16, s.offset()))), null);
+            return reply(ctx, h, 16);
+        });
+        byte[] got = get(fill(FILL, 16, hints(4096, 0)));
+        byte[] expected = java.util.Arrays.copyOf(pattern(4096, 77), 16);
+        assertArrayEquals(expected, got, "the data the peer wrote into the Write chunk");
+        assertEquals(1, clientStats.localInvalidations(), "no Send With Invalidate: the requester invalidated");
+        RpcRdmaHeader call = rogue.calls.take();
+        RdmaSegment s = call.writeList().get(0).segments().get(0);
+        RdmaMemory m = rogue.memory.get(TIMEOUT, TimeUnit.SECONDS);
+        // ...and after it the same key is refused by the requester's device.
+        ChannelFuture late = m.channel().writeAndFlush(new RdmaWrite(m, 0, 16, s.offset(), s.handle()));
+        assertTrue(late.await(TIMEOUT, TimeUnit.SECONDS));
+        assertEquals(WcStatus.REM_ACCESS_ERR, assertInstanceOf(RdmaWorkRequestException.class, late.cause())
+                .status());
+    }
+
+    @Test
+    void aReplyWriteChunkLongerThanProvisionedIsDiscarded() throws Exception {
+        startRogue((ctx, call) -> {
+            RdmaSegment s = call.writeList().get(0).segments().get(0);
+            RpcRdmaHeader h = RpcRdmaHeader.msg(call.xid(), 8, List.of(),
+                    List.of(WriteChunk.of(new RdmaSegment(s.handle(), s.length() + 8, s.offset()))), null);
+            return reply(ctx, h, 0);
+        });
+        ExecutionException e = assertThrows(ExecutionException.class, () -> get(fill(FILL, 16,
+                hints(1024, 0).withTimeout(Duration.ofMillis(500)))));
+        assertInstanceOf(RpcTimeoutException.class, e.getCause());
+        assertEquals(1, clientStats.discardedMessages());
+    }
+
+    @Test
+    void aReplyWithMoreWriteChunksThanTheCallProvidedIsDiscarded() throws Exception {
+        startRogue((ctx, call) -> {
+            WriteChunk w = call.writeList().get(0);
+            RpcRdmaHeader h = RpcRdmaHeader.msg(call.xid(), 8, List.of(), List.of(w, w), null);
+            return reply(ctx, h, 0);
+        });
+        ExecutionException e = assertThrows(ExecutionException.class, () -> get(fill(FILL, 16,
+                hints(1024, 0).withTimeout(Duration.ofMillis(500)))));
+        assertInstanceOf(RpcTimeoutException.class, e.getCause());
+        assertEquals(1, clientStats.discardedMessages());
+    }
+
+    static Stream<Arguments> clientPrivateData() {
+        byte[] valid = RpcRdmaPrivateData.of(true, 4096, 4096).encode();
+        byte[] wrongMagic = valid.clone();
+        wrongMagic[0] = 0x12;
+        byte[] wrongVersion = valid.clone();
+        wrongVersion[4] = 2;
+        byte[] truncated = java.util.Arrays.copyOf(valid, 6);
+        return Stream.of(Arguments.of("valid", valid, true), Arguments.of("wrong magic", wrongMagic, false),
+                Arguments.of("wrong version", wrongVersion, false), Arguments.of("truncated", truncated, false),
+                Arguments.of("none", new byte[0], false));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("clientPrivateData")
+    void unrecognisablePrivateDataMeansRfc8166Defaults(String kind, byte[] privateData, boolean recognised)
+            throws Exception {
+        serverStats = new RpcRdmaStats();
+        RpcRdmaServerInitializer init = new RpcRdmaServerInitializer(
+                new RpcDispatcher(EchoService.registry(), new RpcStats()), RpcRdmaConfig.DEFAULT, serverStats);
+        Channel server = init.configure(new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
+                .childHandler(init)).bind(new InetSocketAddress(address(), 0)).sync().channel();
+        channels.add(server);
+        BlockingQueue<RdmaReceive> received = new LinkedBlockingQueue<>();
+        RdmaChannel c = (RdmaChannel) new Bootstrap().group(group).channel(RdmaChannel.class)
+                .option(RdmaChannelOption.PRIVATE_DATA, privateData)
+                .handler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        received.add((RdmaReceive) msg);
+                    }
+                }).connect(server.localAddress()).sync().channel();
+        channels.add(c);
+        RpcRdmaPrivateData accepted = RpcRdmaPrivateData.find(c.peerPrivateData());
+        assertEquals(RpcRdmaPrivateData.of(true, 4096, 4096), accepted, "the server's accept private data");
+        // A 2000-byte reply fits the 4 KiB the valid private data advertises, not the 1 KiB default.
+        ByteBuf call = c.alloc().directBuffer();
+        RpcRdmaHeaderEncoder.encode(RpcRdmaHeader.msg(0x5151, 8), call);
+        call.writeInt(0x5151).writeInt(0).writeInt(2).writeInt(PROG).writeInt(VERS).writeInt(PLAIN_FILL)
+                .writeLong(0).writeLong(0).writeInt(2000);
+        c.writeAndFlush(call).sync();
+        RdmaReceive r = received.poll(TIMEOUT, TimeUnit.SECONDS);
+        assertNotNull(r, "an answer");
+        try {
+            RpcRdmaHeader h = new RpcRdmaHeaderDecoder().decode(r.content());
+            assertEquals(0x5151, h.xid());
+            if (recognised) {
+                assertEquals(RdmaProcedure.RDMA_MSG, h.procedure());
+                assertEquals(2000 + 28, r.content().readableBytes());
+            } else {
+                assertEquals(RdmaProcedure.RDMA_ERROR, h.procedure(), kind);
+                assertEquals(RdmaErrorCode.ERR_CHUNK, h.errorCode());
+            }
+            assertFalse(r.hasInvalidatedRkey());
+        } finally {
+            r.release();
+        }
     }
 }
