@@ -23,6 +23,10 @@ final class EchoService {
     static final int PLAIN_FILL = 5;
     /** int n1, int n2 in; returns a plain opaque of n1 bytes then a DDP opaque of n2 bytes. */
     static final int BOTH = 6;
+    /** DDP opaque a, int marker, DDP opaque b in; returns length and hash of a, the marker, length and hash of b. */
+    static final int SUM2 = 7;
+    /** int n1, int n2 in; returns two DDP opaques of n1 and n2 pattern bytes. */
+    static final int TWO = 8;
     static final int MAX = 4 << 20;
 
     private EchoService() {
@@ -87,6 +91,28 @@ final class EchoService {
                     int n = args.readInt();
                     XdrPayload results = call.newPayload();
                     results.writer().writeOpaque(pattern(n, n));
+                    call.replySuccess(results);
+                })
+                .register(PROG, VERS, SUM2, (call, args) -> {
+                    ByteBuf a = args.readDdpOpaque(MAX);
+                    int marker = args.readInt();
+                    ByteBuf b = args.readDdpOpaque(MAX);
+                    try {
+                        XdrPayload results = call.newPayload();
+                        results.writer().writeInt(a.readableBytes()).writeInt(hash(a)).writeInt(marker)
+                                .writeInt(b.readableBytes()).writeInt(hash(b));
+                        call.replySuccess(results);
+                    } finally {
+                        a.release();
+                        b.release();
+                    }
+                })
+                .register(PROG, VERS, TWO, (call, args) -> {
+                    int n1 = args.readInt();
+                    int n2 = args.readInt();
+                    XdrPayload results = call.newPayload();
+                    results.writeDdpOpaque(call.alloc().buffer(n1).writeBytes(pattern(n1, 1)));
+                    results.writeDdpOpaque(call.alloc().buffer(n2).writeBytes(pattern(n2, 2)));
                     call.replySuccess(results);
                 })
                 .register(PROG, VERS, BOTH, (call, args) -> {

@@ -536,4 +536,149 @@ abstract class RpcRdmaEndToEndSuite {
             r.release();
         }
     }
+
+    @Test
+    void severalReadChunksInOneCallWithOddLengths() throws Exception {
+        start();
+        byte[] a = pattern(5001, 3);
+        byte[] b = pattern(7003, 4);
+        XdrPayload args = client.newPayload();
+        args.writeDdpOpaque(client.alloc().buffer().writeBytes(a));
+        args.writer().writeInt(0x5eed);
+        args.writeDdpOpaque(client.alloc().buffer().writeBytes(b));
+        int[] r = get(client.call(PROG, VERS, EchoService.SUM2, args,
+                x -> new int[] {x.readInt(), x.readInt(), x.readInt(), x.readInt(), x.readInt()}));
+        assertArrayEquals(new int[] {a.length, hash(a), 0x5eed, b.length, hash(b)}, r);
+        assertEquals(2, serverStats.readChunks(), "two Read chunks, pads re-inserted by the responder");
+    }
+
+    /** Our server against a hand-written requester that provides its own Write chunks in plain REMOTE_WRITE memory. */
+    RpcRdmaHeader callWithChunks(int proc, int n1, int n2, List<WriteChunk> writeList, WriteChunk replyChunk,
+                                 RdmaChannel[] channel, RdmaMemory[] memory, ByteBuf[] inline) throws Exception {
+        serverStats = new RpcRdmaStats();
+        RpcRdmaServerInitializer init = new RpcRdmaServerInitializer(
+                new RpcDispatcher(EchoService.registry(), new RpcStats()), RpcRdmaConfig.DEFAULT, serverStats);
+        Channel server = init.configure(new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
+                .childHandler(init)).bind(new InetSocketAddress(address(), 0)).sync().channel();
+        channels.add(server);
+        BlockingQueue<RdmaReceive> received = new LinkedBlockingQueue<>();
+        RdmaChannel c = (RdmaChannel) new Bootstrap().group(group).channel(RdmaChannel.class)
+                .handler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        received.add((RdmaReceive) msg);
+                    }
+                }).connect(server.localAddress()).sync().channel();
+        channels.add(c);
+        ByteBuf buf = c.alloc().directBuffer(65536).writeZero(65536);
+        RdmaMemory m = c.registerMemory(buf, dev.rpcrdma.channel.fabric.AccessFlags.REMOTE_WRITE);
+        buf.release();
+        List<WriteChunk> placedWrites = new ArrayList<>();
+        for (WriteChunk w : writeList) {
+            List<RdmaSegment> segs = new ArrayList<>();
+            for (RdmaSegment s : w.segments()) {
+                segs.add(new RdmaSegment(m.rkey(), s.length(), m.address() + s.offset()));
+            }
+            placedWrites.add(new WriteChunk(segs));
+        }
+        WriteChunk reply = replyChunk == null ? null : WriteChunk.of(new RdmaSegment(m.rkey(),
+                replyChunk.segments().get(0).length(), m.address() + replyChunk.segments().get(0).offset()));
+        ByteBuf call = c.alloc().directBuffer();
+        RpcRdmaHeaderEncoder.encode(RpcRdmaHeader.msg(0x6161, 8, List.of(), placedWrites, reply), call);
+        call.writeInt(0x6161).writeInt(0).writeInt(2).writeInt(PROG).writeInt(VERS).writeInt(proc)
+                .writeLong(0).writeLong(0).writeInt(n1).writeInt(n2);
+        c.writeAndFlush(call).sync();
+        RdmaReceive r = received.poll(TIMEOUT, TimeUnit.SECONDS);
+        assertNotNull(r, "a reply");
+        channel[0] = c;
+        memory[0] = m;
+        try {
+            RpcRdmaHeader h = new RpcRdmaHeaderDecoder().decode(r.content());
+            inline[0] = r.content().copy();
+            return h;
+        } finally {
+            r.release();
+        }
+    }
+
+    static byte[] at(RdmaMemory m, int offset, int length) {
+        byte[] b = new byte[length];
+        m.buffer().getBytes(m.buffer().readerIndex() + offset, b);
+        return b;
+    }
+
+    @Test
+    void responderFillsSeveralWriteChunksAndMultiSegmentChunks() throws Exception {
+        RdmaChannel[] c = new RdmaChannel[1];
+        RdmaMemory[] m = new RdmaMemory[1];
+        ByteBuf[] inline = new ByteBuf[1];
+        // Chunk 0: two segments (500 + 1500 bytes at 0 and 8192); chunk 1: one segment of 3000 at 16384.
+        RpcRdmaHeader h = callWithChunks(EchoService.TWO, 1201, 2999, List.of(
+                WriteChunk.of(new RdmaSegment(0, 500, 0), new RdmaSegment(0, 1500, 8192)),
+                WriteChunk.of(new RdmaSegment(0, 3000, 16384))), null, c, m, inline);
+        try {
+            assertEquals(RdmaProcedure.RDMA_MSG, h.procedure());
+            assertEquals(2, h.writeList().size());
+            WriteChunk w0 = h.writeList().get(0);
+            assertEquals(2, w0.segments().size());
+            assertEquals(500, w0.segments().get(0).length());
+            assertEquals(701, w0.segments().get(1).length(), "the second segment holds the rest, no pad");
+            assertEquals(2999, h.writeList().get(1).totalLength());
+            byte[] first = new byte[1201];
+            System.arraycopy(at(m[0], 0, 500), 0, first, 0, 500);
+            System.arraycopy(at(m[0], 8192, 701), 0, first, 500, 701);
+            assertArrayEquals(pattern(1201, 1), first);
+            assertArrayEquals(pattern(2999, 2), at(m[0], 16384, 2999));
+            // Inline after the transport header: the RPC reply header (24 bytes), then the two length words only.
+            assertEquals(24 + 8, inline[0].readableBytes());
+            assertEquals(1201, inline[0].getInt(24));
+            assertEquals(2999, inline[0].getInt(28));
+            assertEquals(2, serverStats.writeChunksUsed());
+        } finally {
+            inline[0].release();
+        }
+    }
+
+    @Test
+    void unusedWriteChunkComesBackWithZeroLengths() throws Exception {
+        RdmaChannel[] c = new RdmaChannel[1];
+        RdmaMemory[] m = new RdmaMemory[1];
+        ByteBuf[] inline = new ByteBuf[1];
+        // FILL returns one DDP item: the second chunk is unused (RFC 8166 §3.4.6).
+        RpcRdmaHeader h = callWithChunks(FILL, 100, 0, List.of(WriteChunk.of(new RdmaSegment(0, 1000, 0)),
+                WriteChunk.of(new RdmaSegment(0, 1000, 4096), new RdmaSegment(0, 8, 8192))), null, c, m, inline);
+        try {
+            assertEquals(2, h.writeList().size());
+            assertEquals(100, h.writeList().get(0).totalLength());
+            WriteChunk unused = h.writeList().get(1);
+            assertEquals(2, unused.segments().size(), "segment count kept");
+            assertEquals(0, unused.totalLength());
+            assertArrayEquals(pattern(100, 100), at(m[0], 0, 100));
+        } finally {
+            inline[0].release();
+        }
+    }
+
+    @Test
+    void longReplyIntoAProvidedReplyChunkTogetherWithAWriteList() throws Exception {
+        RdmaChannel[] c = new RdmaChannel[1];
+        RdmaMemory[] m = new RdmaMemory[1];
+        ByteBuf[] inline = new ByteBuf[1];
+        RpcRdmaHeader h = callWithChunks(BOTH, 9000, 3000, List.of(WriteChunk.of(new RdmaSegment(0, 4000, 0))),
+                WriteChunk.of(new RdmaSegment(0, 20000, 8192)), c, m, inline);
+        try {
+            assertEquals(RdmaProcedure.RDMA_NOMSG, h.procedure());
+            assertEquals(3000, h.writeList().get(0).totalLength());
+            long replyLength = h.replyChunk().totalLength();
+            // RPC reply header (24) + opaque 9000 (4 + 9000) + DDP length word (4), the DDP data in the Write chunk.
+            assertEquals(24 + 4 + 9000 + 4, replyLength);
+            byte[] reply = at(m[0], 8192, (int) replyLength);
+            assertEquals(0x6161, java.nio.ByteBuffer.wrap(reply).getInt());
+            assertArrayEquals(pattern(9000, 1), java.util.Arrays.copyOfRange(reply, 28, 9028));
+            assertArrayEquals(pattern(3000, 2), at(m[0], 0, 3000));
+            assertEquals(0, inline[0].readableBytes(), "nothing inline after the NOMSG header");
+        } finally {
+            inline[0].release();
+        }
+    }
 }
