@@ -567,12 +567,21 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             if (closing) {
                 return false;
             }
+            int length = wc.byteLength(i);
+            if (length < 0 || length > ep.receiveBufferSize) {
+                // The device bounds byte_len by the posted buffer; never trust it further than that.
+                if (failure == null) {
+                    failure = new RdmaException("receive completion with byte_len " + (length & 0xffffffffL)
+                            + " > posted " + ep.receiveBufferSize);
+                }
+                return false;
+            }
             boolean inv = (wc.flags(i) & WcFlags.WITH_INV) != 0;
             int rkey = inv ? wc.invalidatedRkey(i) : 0;
             if (inv) {
                 markInvalidated(rkey);
             }
-            long[] received = {slot, wc.byteLength(i), inv ? 1 : 0, rkey};
+            long[] received = {slot, length, inv ? 1 : 0, rkey};
             // The passive side may see receives before RDMA_CM_EVENT_ESTABLISHED: hold them until active.
             if (established && heldReceives.isEmpty() && (config.isAutoRead() || readPending)) {
                 deliver(received);
