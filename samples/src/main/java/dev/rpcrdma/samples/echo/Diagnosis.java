@@ -3,6 +3,7 @@ package dev.rpcrdma.samples.echo;
 import dev.rpcrdma.channel.RdmaConnectionRejectedException;
 import dev.rpcrdma.channel.fabric.FabricException;
 import dev.rpcrdma.channel.verbs.NativeCallException;
+import dev.rpcrdma.handlers.RpcRdmaErrorException;
 import dev.rpcrdma.oncrpc.client.RpcConnectionClosedException;
 import dev.rpcrdma.oncrpc.client.RpcReplyException;
 import dev.rpcrdma.oncrpc.client.RpcTimeoutException;
@@ -142,6 +143,10 @@ final class Diagnosis {
             }
             return new UserError(who + " failed the " + procedure + " call (" + stat + "): see the server's log",
                     cause);
+        }
+        if (t instanceof RpcRdmaErrorException) {
+            return new UserError(who + " answered " + procedure + " with " + firstLine(t) + " (RFC 8166 §4.5):"
+                    + " it does not speak RPC-over-RDMA Version 1 as we do, or rejected our chunks; see its log", cause);
         }
         if (t instanceof RpcTimeoutException) {
             return new UserError("no reply from " + who.substring(4) + " to " + procedure + " within the timeout:"

@@ -79,6 +79,9 @@ public final class EchoClient {
                 embedded = EchoServer.start(transport, options.addresses, options.port, options.threads);
                 server = embedded.localAddresses().get(0);
                 out.println("embedded echo server listening on " + Diagnosis.hostPort(server));
+                if (transport.note() != null) {
+                    out.println("note: " + transport.note());
+                }
             } else {
                 server = new InetSocketAddress(EchoServer.resolve(options.addresses.get(0)), options.port);
             }
@@ -99,11 +102,15 @@ public final class EchoClient {
                 channels.add(f.channel());
                 clients.add(RpcClient.of(f.channel()));
             }
-            String negotiated = transport.negotiated(channels.get(0));
             out.println("echo client: " + transport.description() + ", " + options.connections
                     + " connection(s) to " + Diagnosis.hostPort(server));
-            out.println("negotiated: " + negotiated);
+            if (transport.note() != null && !options.embeddedServer) {
+                out.println("note: " + transport.note());
+            }
             await(server, "NULL", EchoProgram.callNull(clients.get(0)), options.timeoutSeconds);
+            // After the first reply: over RDMA it carried the server's first credit grant.
+            String negotiated = transport.negotiated(channels.get(0));
+            out.println("negotiated: " + negotiated);
             out.println("NULL: ok");
 
             CallOptions callOptions = CallOptions.DEFAULT.withTimeout(timeout);
@@ -117,6 +124,10 @@ public final class EchoClient {
             check(server, what, result);
             Report report = new Report(transport.description(), negotiated, server, result, latencies);
             print(out, options, what, report);
+            String counters = transport.counters();
+            if (counters != null) {
+                out.println(counters);
+            }
             return report;
         } finally {
             for (Channel c : channels) {

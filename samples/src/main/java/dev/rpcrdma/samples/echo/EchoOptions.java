@@ -49,7 +49,7 @@ final class EchoOptions {
 
     /** Default number of measured calls. */
     static final int DEFAULT_COUNT = 10_000;
-    /** Default inline threshold advertised over RDMA (RFC 8166 §3.3.2: 1024 is the minimum; 4096 is usual). */
+    /** Default inline size advertised over RDMA (RFC 8166 §3.3.2: 1024 is the minimum; 4096 is usual). */
     static final int DEFAULT_INLINE = 4096;
     /** Default credits requested (client) or granted (server) over RDMA (RFC 8166 §3.3.1). */
     static final int DEFAULT_CREDITS = 32;
@@ -95,8 +95,10 @@ final class EchoOptions {
             new Spec("--concurrency", "N", "calls in flight at once (default 1)", false, true),
             new Spec("--connections", "N", "connections the calls are spread over (default 1)", false, true),
             new Spec("--proc", "echo|null", "procedure to measure (default echo)", false, true),
-            new Spec("--inline", "BYTES", "RDMA: inline threshold to advertise (RFC 8797; default "
-                    + DEFAULT_INLINE + ")", true, true),
+            new Spec("--inline", "BYTES", "RDMA: inline size to advertise, send and receive (RFC 8797;"
+                    + " 1k..256k, rounded down to 1 KiB; default " + DEFAULT_INLINE + ")", true, true),
+            new Spec("--remote-invalidation", "on|off", "RDMA: offer remote invalidation, the R bit of RFC 8797"
+                    + " (default on)", true, true),
             new Spec("--credits", "N", "RDMA: credits to request (client) or grant (server) (default "
                     + DEFAULT_CREDITS + ")", true, true),
             new Spec("--timeout", "SECONDS", "per-call and connect timeout (default 30)", false, true),
@@ -120,6 +122,7 @@ final class EchoOptions {
     final Procedure procedure;
     final int inline;
     final int credits;
+    final boolean remoteInvalidation;
     final int timeoutSeconds;
     final int threads;
     final boolean embeddedServer;
@@ -154,7 +157,10 @@ final class EchoOptions {
         procedure = Procedure.valueOf(choice("--proc", v.getOrDefault("--proc", "echo"), "echo", "null")
                 .toUpperCase(Locale.ROOT));
         // RFC 8166 §3.3.2: an inline threshold below 1024 bytes is not allowed.
-        inline = (int) bytes(v, "--inline", DEFAULT_INLINE, 1024, 1 << 20);
+        // RFC 8797 §4.2: inline sizes are advertised in 1 KiB units, 1 KiB..256 KiB.
+        inline = (int) bytes(v, "--inline", DEFAULT_INLINE, 1024, 256 * 1024);
+        remoteInvalidation = "on".equals(choice("--remote-invalidation",
+                v.getOrDefault("--remote-invalidation", "on"), "on", "off"));
         credits = integer(v, "--credits", DEFAULT_CREDITS, 1, 65535);
         timeoutSeconds = integer(v, "--timeout", 30, 1, 86400);
         threads = integer(v, "--threads", 2, 1, 256);

@@ -148,6 +148,9 @@ public final class EchoServer implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             out.println("echo server: program 0x2004F001 version 1 over " + server.transportDescription());
+            if (server.transport.note() != null) {
+                out.println("  note: " + server.transport.note());
+            }
             for (InetSocketAddress a : server.localAddresses()) {
                 out.println("  listening on " + Diagnosis.hostPort(a));
             }

@@ -18,6 +18,11 @@ interface EchoTransport {
     /** What is in use, for humans: e.g. {@code tcp (epoll)} or {@code rdma (software fabric)}. */
     String description();
 
+    /** Something the user should know about the choice (e.g. a fallback), or null. */
+    default String note() {
+        return null;
+    }
+
     /** New event loops for this transport. */
     EventLoopGroup newGroup(int threads);
 
@@ -29,6 +34,9 @@ interface EchoTransport {
 
     /** What a connected client channel negotiated with its server, one line. */
     String negotiated(Channel client);
+
+    /** Transport counters of the client connections, one line; null when there is nothing to count. */
+    String counters();
 
     /** Picks the transport the options ask for; a {@link UserError} when it cannot be used here. */
     static EchoTransport select(EchoOptions options) {

@@ -1,65 +1,84 @@
 package dev.rpcrdma.samples.echo;
 
 import dev.rpcrdma.channel.Rdma;
+import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
+import dev.rpcrdma.channel.RdmaServerChannel;
 import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.fabric.Fabrics;
 import dev.rpcrdma.channel.fabric.software.SoftwareFabric;
+import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
+import dev.rpcrdma.handlers.RpcRdmaConfig;
+import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
+import dev.rpcrdma.handlers.RpcRdmaStats;
+import dev.rpcrdma.handlers.header.RpcRdmaLimits;
+import dev.rpcrdma.handlers.negotiation.InlineThresholds;
+import dev.rpcrdma.handlers.requester.RpcRdmaRequester;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.server.RpcDispatcher;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * ONC RPC over RPC-over-RDMA Version 1 (RFC 8166) on netty-rdma-channel, over the native fabric (libibverbs and
- * librdmacm on a real or Soft-RoCE device) or the in-process software fabric.
+ * ONC RPC over RPC-over-RDMA Version 1 (RFC 8166) with rpcrdma-handlers' drop-in initializers on
+ * netty-rdma-channel, over the native fabric (libibverbs and librdmacm on a real or Soft-RoCE device) or the
+ * in-process software fabric.
  */
 final class RdmaTransport implements EchoTransport {
 
+    /** Largest RPC message reassembled from chunks: the largest echo plus room for the RPC headers. */
+    static final int MAX_MESSAGE = EchoProgram.MAX_DATA + 4096;
+
     private final Fabric fabric;
     private final String fabricNote;
+    private final String note;
+    private final RpcRdmaConfig serverConfig;
+    private final RpcRdmaConfig clientConfig;
+    private final RpcRdmaStats serverStats = new RpcRdmaStats();
+    private final RpcRdmaStats clientStats = new RpcRdmaStats();
 
     RdmaTransport(EchoOptions options) {
-        switch (options.fabric) {
+        fabric = selectFabric(options.fabric);
+        fabricNote = fabric instanceof SoftwareFabric ? "software fabric, in-process" : "native fabric";
+        note = fabric instanceof SoftwareFabric && "auto".equals(options.fabric)
+                ? "no usable RDMA device (" + Diagnosis.firstLine(Rdma.unavailabilityCause()) + "): using the"
+                + " in-process software fabric (--fabric native insists on a device)"
+                : null;
+        RpcRdmaConfig base = RpcRdmaConfig.DEFAULT.withInlineSizes(options.inline, options.inline)
+                .withRemoteInvalidation(options.remoteInvalidation)
+                .withLimits(RpcRdmaLimits.DEFAULT, MAX_MESSAGE);
+        serverConfig = base.withGrantBounds(1, options.credits);
+        clientConfig = base.withMaxRequests(options.credits);
+    }
+
+    private static Fabric selectFabric(String selector) {
+        switch (selector) {
             case "software":
-                fabric = SoftwareFabric.instance();
-                fabricNote = "software fabric: in-process, reachable from this JVM only";
-                break;
+                return SoftwareFabric.instance();
             case "native":
                 if (!Rdma.isAvailable()) {
                     throw new UserError("RDMA is not available here: " + Diagnosis.firstLine(Rdma.unavailabilityCause())
                             + " (or use --fabric software within one JVM, or --transport tcp)");
                 }
-                fabric = nativeFabric();
-                fabricNote = "native fabric";
-                break;
+                try {
+                    return Fabrics.select("native");
+                } catch (IllegalStateException e) {
+                    throw new UserError("an RDMA device is usable but no native fabric is on the class path"
+                            + " (netty-rdma-channel jar missing?): use --fabric software or --transport tcp", e);
+                }
             default:
                 Fabric found = Rdma.isAvailable() ? Fabrics.findNative() : null;
-                if (found != null) {
-                    fabric = found;
-                    fabricNote = "native fabric";
-                } else {
-                    fabric = SoftwareFabric.instance();
-                    fabricNote = "software fabric, in-process (no usable RDMA device: "
-                            + Diagnosis.firstLine(Rdma.unavailabilityCause()) + ")";
-                }
-        }
-        throw new UserError("RPC-over-RDMA is not in this build yet (rpcrdma-handlers has no"
-                + " RpcRdmaServerInitializer/RpcRdmaClientInitializer): use --transport tcp");
-    }
-
-    private static Fabric nativeFabric() {
-        try {
-            return Fabrics.select("native");
-        } catch (IllegalStateException e) {
-            throw new UserError("RDMA devices are usable but no native fabric is installed (netty-rdma-channel"
-                    + " jar missing from the class path?): use --fabric software or --transport tcp", e);
+                return found != null ? found : SoftwareFabric.instance();
         }
     }
 
@@ -68,9 +87,24 @@ final class RdmaTransport implements EchoTransport {
         return fabric instanceof SoftwareFabric;
     }
 
+    /** RPC-over-RDMA counters of the server connections made with this transport. */
+    RpcRdmaStats serverStats() {
+        return serverStats;
+    }
+
+    /** RPC-over-RDMA counters of the client connections made with this transport. */
+    RpcRdmaStats clientStats() {
+        return clientStats;
+    }
+
     @Override
     public String description() {
         return "rdma (" + fabricNote + ")";
+    }
+
+    @Override
+    public String note() {
+        return note;
     }
 
     @Override
@@ -81,16 +115,54 @@ final class RdmaTransport implements EchoTransport {
 
     @Override
     public ServerBootstrap serverBootstrap(EventLoopGroup group, RpcDispatcher dispatcher) {
-        throw new UnsupportedOperationException("not yet");
+        RpcRdmaServerInitializer init = new RpcRdmaServerInitializer(dispatcher, serverConfig, serverStats);
+        // Receive buffers and send slots sized to what the server advertises (RFC 8797 §3.1).
+        return init.configure(new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
+                .childHandler(init));
     }
 
     @Override
-    public Bootstrap clientBootstrap(EventLoopGroup group, RpcStats stats, Duration callTimeout) {
-        throw new UnsupportedOperationException("not yet");
+    public Bootstrap clientBootstrap(EventLoopGroup group, RpcStats rpcStats, Duration callTimeout) {
+        return new Bootstrap().group(group).channel(RdmaChannel.class)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
+                        callTimeout.toMillis()))
+                .handler(new RpcRdmaClientInitializer(rpcStats, clientConfig, clientStats, callTimeout));
     }
 
     @Override
     public String negotiated(Channel client) {
-        return "";
+        RpcRdmaRequester requester = client.pipeline().get(RpcRdmaRequester.class);
+        if (requester == null) {
+            return "(no RPC-over-RDMA requester on " + client + ")";
+        }
+        try {
+            // The requester's state belongs to the event loop.
+            return client.eventLoop().submit(() -> {
+                InlineThresholds t = requester.thresholds();
+                if (t == null) {
+                    return "(not negotiated yet)";
+                }
+                return "RPC-over-RDMA v1, inline send " + t.sendThreshold() + " B / receive " + t.receiveThreshold()
+                        + " B (advertised " + clientConfig.sendSize() + "/" + clientConfig.receiveSize()
+                        + "), credits granted " + requester.creditGrant() + " (requested "
+                        + clientConfig.maxRequests() + "), remote invalidation "
+                        + (t.remoteInvalidation() ? "on" : "off" + (clientConfig.remoteInvalidation()
+                        ? " (the server did not offer it)" : " (not requested)"));
+            }).get(5, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            return "(unknown: " + Diagnosis.firstLine(e) + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "(interrupted)";
+        }
+    }
+
+    @Override
+    public String counters() {
+        RpcRdmaStats stats = clientStats;
+        return "client side: " + stats.readChunks() + " read chunks, " + stats.writeChunksUsed()
+                + " write chunks, " + stats.longCalls() + " long calls, " + stats.longReplies() + " long replies, "
+                + stats.remoteInvalidations() + " remote / " + stats.localInvalidations() + " local invalidations, "
+                + stats.errorsSent() + " RDMA_ERROR sent, " + stats.errorsReceived() + " received";
     }
 }

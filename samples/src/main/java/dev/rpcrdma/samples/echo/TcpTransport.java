@@ -82,4 +82,9 @@ final class TcpTransport implements EchoTransport {
         return "record marking, fragments up to " + (CONFIG.maxFragmentSize() >> 10) + " KiB, records up to "
                 + (CONFIG.maxRecordSize() >> 10) + " KiB (nothing to negotiate over TCP)";
     }
+
+    @Override
+    public String counters() {
+        return null;
+    }
 }

@@ -47,7 +47,7 @@ class EchoOptionsTest {
 
     @Test
     void mistakesNameTheOption() {
-        assertMessage("--inline: 512 bytes is out of range [1024, 1048576]", "--inline", "512");
+        assertMessage("--inline: 512 bytes is out of range [1024, 262144]", "--inline", "512");
         assertMessage("--count needs a value: --count N", "--count");
         assertMessage("--verbose takes no value", "--verbose=yes");
         assertMessage("--port: 'x' is not a number", "--port", "x");
