@@ -6,7 +6,7 @@ import io.netty.util.internal.ObjectUtil;
 
 /**
  * Configuration of an {@link RdmaIoHandler}: the fabric, the busy-poll time (how long an idle loop keeps polling
- * completion queues before it arms notification and sleeps; 0 = never spin) and the per-channel poll batch.
+ * completion queues before it arms notification and sleeps; 0 = never spin) and the per-channel poll budget.
  */
 public final class RdmaIoHandlerConfig {
     private Fabric fabric;
@@ -33,7 +33,7 @@ public final class RdmaIoHandlerConfig {
         return this;
     }
 
-    /** Completions polled from one channel's queue per poll call (the size of its completion array). */
+    /** Most completions processed from one channel's queue per poll round of the loop (its fairness budget). */
     public int completionBatch() {
         return completionBatch;
     }
