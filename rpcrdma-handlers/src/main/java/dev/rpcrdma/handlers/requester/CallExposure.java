@@ -7,6 +7,7 @@ import dev.rpcrdma.channel.RdmaMemoryWindow;
 import dev.rpcrdma.channel.fabric.AccessFlags;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 
 import java.io.IOException;
@@ -30,13 +31,17 @@ final class CallExposure {
         final RdmaMemoryWindow window;
         final int rkey;
         final long address;
+        /** The bind work request: the window is never deallocated while its bind may still be posted. */
+        final ChannelFuture bind;
 
-        Region(ByteBuf buffer, RdmaMemory memory, RdmaMemoryWindow window, int rkey, long address) {
+        Region(ByteBuf buffer, RdmaMemory memory, RdmaMemoryWindow window, int rkey, long address,
+               ChannelFuture bind) {
             this.buffer = buffer;
             this.memory = memory;
             this.window = window;
             this.rkey = rkey;
             this.address = address;
+            this.bind = bind;
         }
     }
 
@@ -66,8 +71,8 @@ final class CallExposure {
             throw e;
         }
         RdmaBindWindow bind = new RdmaBindWindow(window, memory, 0, buffer.readableBytes(), access);
-        ctx.write(bind);
-        return new Region(buffer, memory, window, bind.rkey(), bind.address());
+        ChannelFuture bound = ctx.write(bind);
+        return new Region(buffer, memory, window, bind.rkey(), bind.address(), bound);
     }
 
     /** Number of keys this RPC exposed. */
@@ -84,17 +89,20 @@ final class CallExposure {
      * Ends the exposure: every window not invalidated remotely ({@code invalidated} false or another key) is
      * deallocated now, so the peer can no longer reach the memory; then the regions are deregistered and released.
      * Buffers the caller still needs must have been retained (sliced) before.
+     *
+     * @param replied the responder answered (so every bind of this RPC was executed)
      */
-    void finish(boolean invalidated, int invalidatedRkey, RpcRdmaStats stats) {
+    void finish(boolean replied, boolean invalidated, int invalidatedRkey, RpcRdmaStats stats) {
         if (finished) {
             return;
         }
         finished = true;
-        finish(read, invalidated, invalidatedRkey, stats);
-        finish(write, invalidated, invalidatedRkey, stats);
+        finish(read, replied, invalidated, invalidatedRkey, stats);
+        finish(write, replied, invalidated, invalidatedRkey, stats);
     }
 
-    private static void finish(Region r, boolean invalidated, int invalidatedRkey, RpcRdmaStats stats) {
+    private static void finish(Region r, boolean replied, boolean invalidated, int invalidatedRkey,
+                               RpcRdmaStats stats) {
         if (r == null) {
             return;
         }
@@ -103,6 +111,17 @@ final class CallExposure {
         } else {
             stats.recordLocalInvalidation();
         }
+        if (replied || r.bind.isDone()) {
+            // A reply proves the bind was executed: it was posted before the Send the responder answered, and
+            // the send queue runs in order (its completion may not have been reaped yet).
+            release(r);
+        } else {
+            // The bind is written but may not be executed (the call failed before its Send): deallocate after it.
+            r.bind.addListener(f -> release(r));
+        }
+    }
+
+    private static void release(Region r) {
         // Deallocation invalidates a binding that is still in force and frees the window either way.
         r.window.close();
         r.memory.deregister();

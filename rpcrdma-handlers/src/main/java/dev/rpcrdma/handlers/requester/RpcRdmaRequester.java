@@ -211,15 +211,17 @@ public final class RpcRdmaRequester extends ChannelDuplexHandler {
                     PendingRpc p = rpcs.remove(rpc.xid);
                     if (p != null) {
                         credits.onCallAbandoned();
-                        p.exposure.finish(false, 0, stats);
+                        p.exposure.finish(false, false, 0, stats);
                         p.promise.tryFailure(f.cause());
                     }
                 }
             });
             return true;
         } catch (Throwable t) {
-            // RFC 8166 §4.5.4: the call could not be constructed: it fails at once.
-            rpc.exposure.finish(false, 0, stats);
+            // RFC 8166 §4.5.4: the call could not be constructed: it fails at once. Binds already written are
+            // posted, and their windows deallocated once they completed.
+            ctx.flush();
+            rpc.exposure.finish(false, false, 0, stats);
             promise.tryFailure(t);
             return false;
         } finally {
@@ -356,7 +358,7 @@ public final class RpcRdmaRequester extends ChannelDuplexHandler {
         if (RdmaProcedure.RDMA_ERROR.equals(header.procedure())) {
             rpcs.remove(rpc.xid);
             stats.recordErrorReceived();
-            rpc.exposure.finish(invalidated, invalidatedRkey, stats);
+            rpc.exposure.finish(true, invalidated, invalidatedRkey, stats);
             logger.debug("{} RDMA_ERROR {} for xid {}", ctx.channel(), header.errorCode(),
                     Integer.toUnsignedString(rpc.xid));
             rpc.promise.tryFailure(new RpcRdmaErrorException(rpc.xid, header.errorCode(), header.lowVersion(),
@@ -388,7 +390,7 @@ public final class RpcRdmaRequester extends ChannelDuplexHandler {
             }
         }
         // Invalidate before the data is used (RFC 8166 §3.4.5.1 / RFC 8797 §3.2).
-        rpc.exposure.finish(invalidated, invalidatedRkey, stats);
+        rpc.exposure.finish(true, invalidated, invalidatedRkey, stats);
         rpc.promise.trySuccess();
         InboundRpcMessage message;
         try {
@@ -476,7 +478,7 @@ public final class RpcRdmaRequester extends ChannelDuplexHandler {
         inactive = true;
         ClosedChannelException closed = new ClosedChannelException();
         for (PendingRpc rpc : rpcs.values()) {
-            rpc.exposure.finish(false, 0, stats);
+            rpc.exposure.finish(false, false, 0, stats);
             rpc.promise.tryFailure(closed);
         }
         rpcs.clear();
