@@ -247,6 +247,45 @@ class DataPathDispatchTest {
     }
 
     @Test
+    void theDataPathAllocatesNothingOnTheJavaHeap() throws Exception {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        Assumptions.assumeTrue(threads.isThreadAllocatedMemorySupported(),
+                "SKIPPED: this JVM cannot measure per-thread allocation");
+        IO.putInt(qp.address() + IbvQp.HANDLE, 0);
+        IO.putInt(cq.address() + IbvCq.HANDLE, 0);
+        try (SendWorkRequests sends = new SendWorkRequests(2, 1);
+             RecvWorkRequests recvs = new RecvWorkRequests(2, 1);
+             WorkCompletions wcs = new WorkCompletions(4)) {
+            long sink = 0;
+            for (int round = 0; round < 2; round++) { // round 0 warms up (class loading, JIT)
+                long before = threads.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < 20_000; i++) {
+                    sends.clear();
+                    int w = sends.add(i, IbvConstants.IBV_WR_RDMA_WRITE, IBV_SEND_SIGNALED);
+                    sends.addSge(w, 0x1000, 64, 1).rdma(w, 0x2000, 2);
+                    Verbs.postSend(qp.address(), sends);
+                    recvs.clear();
+                    recvs.addSge(recvs.add(i), 0x3000, 64, 1);
+                    Verbs.postRecv(qp.address(), recvs);
+                    IO.putInt(cq.address() + IbvCq.CQE, 2);
+                    int n = Verbs.pollCq(cq.address(), wcs);
+                    for (int k = 0; k < n; k++) {
+                        sink += wcs.wrId(k) + wcs.status(k) + wcs.byteLen(k);
+                    }
+                    Verbs.reqNotifyCq(cq.address(), false);
+                }
+                long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+                if (round == 1) {
+                    // Any per-call object would cost >= 16 bytes x 20000; allow a few one-off bytes (JIT, OSR).
+                    assertTrue(allocated < 20_000, allocated + " bytes allocated by 20000 post/poll/notify rounds");
+                }
+            }
+            assertTrue(sink > 0);
+        }
+    }
+
+    @Test
     void reqNotifyCqPassesSolicitedOnlyAndMapsErrors() throws Exception {
         IO.putInt(cq.address() + IbvCq.HANDLE, 0);
         Verbs.reqNotifyCq(cq.address(), true);
