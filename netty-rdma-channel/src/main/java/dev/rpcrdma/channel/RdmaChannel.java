@@ -14,6 +14,7 @@ import dev.rpcrdma.channel.fabric.WcStatus;
 import dev.rpcrdma.channel.fabric.WrOpcode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
@@ -682,6 +683,7 @@ public final class RdmaChannel extends AbstractRdmaChannel {
                 }
             }
             ChannelOutboundBuffer in = outbound;
+            skipCancelled(in);
             if (in != null && in.current() != null) {
                 if (cause == null) {
                     in.remove();
@@ -695,6 +697,16 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         }
     }
 
+    /**
+     * Removes writes cancelled before they were flushed from the head: the outbound buffer keeps them as flushed
+     * entries holding {@link Unpooled#EMPTY_BUFFER} but never shows them to {@code forEachFlushedMessage}.
+     */
+    private static void skipCancelled(ChannelOutboundBuffer in) {
+        while (in != null && in.current() == Unpooled.EMPTY_BUFFER) {
+            in.remove();
+        }
+    }
+
     private void writeMore() {
         ChannelOutboundBuffer in = outbound;
         if (in != null && isActive() && in.size() > inFlightCount()) {
@@ -704,6 +716,10 @@ public final class RdmaChannel extends AbstractRdmaChannel {
 
     @Override
     protected Object filterOutboundMessage(Object msg) throws Exception {
+        if (msg == Unpooled.EMPTY_BUFFER) {
+            // ChannelOutboundBuffer marks cancelled writes with this very instance; keep it unambiguous.
+            return Unpooled.buffer(0, 1); // (buffer(0, 0) would be EMPTY_BUFFER again)
+        }
         if (msg instanceof ByteBuf || msg instanceof RdmaSend) {
             ByteBuf content = msg instanceof ByteBuf ? (ByteBuf) msg : ((RdmaSend) msg).content();
             if (content.readableBytes() > config.maxSendSize()) {
@@ -737,8 +753,17 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         if (e == null || closing || failure != null) {
             return;
         }
+        skipCancelled(in);
         int skip = inFlightCount();
-        int toPost = Math.min(in.size() - skip, inFlight.length - skip);
+        int room = inFlight.length - skip;
+        // Count what can be posted now (cancelled entries are not visited), so that the last one is signalled.
+        int[] visible = {0};
+        try {
+            in.forEachFlushedMessage(msg -> ++visible[0] < skip + room);
+        } catch (Exception impossible) {
+            throw new IllegalStateException(impossible);
+        }
+        int toPost = Math.min(visible[0] - skip, room);
         if (toPost > 0) {
             int[] index = {0};
             int[] posted = {0};

@@ -578,6 +578,47 @@ abstract class RdmaTransportSuite {
     }
 
     @Test
+    void writesCancelledBeforeFlushAreSkipped() throws Exception {
+        InetSocketAddress at = server(b -> { }, new Echo());
+        Collect collect = new Collect();
+        Channel c = connect(at, b -> { }, collect).sync().channel();
+        try {
+            List<ChannelFuture> kept = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                io.netty.channel.ChannelPromise p = c.newPromise();
+                c.write(Unpooled.wrappedBuffer(pattern(50, i)), p);
+                if (i % 3 == 1) {
+                    assertTrue(p.cancel(false));
+                } else {
+                    kept.add(p);
+                }
+            }
+            c.write(Unpooled.EMPTY_BUFFER);
+            c.flush();
+            for (ChannelFuture f : kept) {
+                assertTrue(f.await(TIMEOUT, TimeUnit.SECONDS));
+                assertTrue(f.isSuccess(), String.valueOf(f.cause()));
+            }
+            for (int i = 0; i < 30; i++) {
+                if (i % 3 == 1) {
+                    continue;
+                }
+                RdmaReceive r = collect.take();
+                try {
+                    assertArrayEquals(pattern(50, i), bytes(r.content()), "echo of write " + i);
+                } finally {
+                    r.release();
+                }
+            }
+            RdmaReceive empty = collect.take();
+            assertEquals(0, empty.byteLength());
+            empty.release();
+        } finally {
+            collect.releaseAll();
+        }
+    }
+
+    @Test
     void oversizedSendsFailWithoutBreakingTheConnection() throws Exception {
         InetSocketAddress at = server(b -> { }, new Echo());
         Collect collect = new Collect();
