@@ -527,6 +527,9 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             fail(ex);
         }
         if (read) {
+            if (!config.isAutoRead()) {
+                readPending = false; // one read() asks for one batch
+            }
             pipeline().fireChannelReadComplete();
         }
         if (failure != null) {

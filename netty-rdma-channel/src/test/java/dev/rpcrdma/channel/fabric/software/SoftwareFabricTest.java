@@ -225,22 +225,26 @@ class SoftwareFabricTest {
     @Test
     void sendQueueDepthCountsUnsignaledRequestsUntilASignaledOneCompletes() throws Exception {
         try (FabricHarness.Pair p = new FabricHarness.Pair(ALL, ALL, INFINITE_RNR)) {
+            // No receive is posted yet: the Sends wait on RNR NAKs, so none can complete during the check.
             for (int i = 0; i < 16; i++) {
-                p.client.qp.postSend(wr.clear().wrId(i).opcode(WrOpcode.RDMA_WRITE)
+                p.client.qp.postSend(wr.clear().wrId(i).opcode(WrOpcode.SEND)
                         .sendFlags(i == 15 ? SendFlags.SIGNALED : 0)
-                        .addSge(p.client.address(), 8, p.client.mr.lkey())
-                        .remote(p.server.address(), p.server.mr.rkey()));
+                        .addSge(p.client.address(), 8, p.client.mr.lkey()));
             }
             FabricException full = assertThrows(FabricException.class, () -> p.client.qp.postSend(
-                    wr.clear().opcode(WrOpcode.RDMA_WRITE).addSge(p.client.address(), 8, p.client.mr.lkey())
-                            .remote(p.server.address(), p.server.mr.rkey())));
+                    wr.clear().opcode(WrOpcode.SEND).addSge(p.client.address(), 8, p.client.mr.lkey())));
             assertEquals(FabricException.ENOMEM, full.errno());
+            for (int i = 0; i < 16; i++) {
+                p.server.qp.postReceive(i, p.server.address() + i * 64, 64, p.server.mr.lkey());
+            }
             List<long[]> c = p.client.awaitCompletions(1);
-            assertEquals(15, c.get(0)[0]);
+            assertEquals(15, c.get(0)[0], "only the signalled request completes visibly");
+            p.client.assertNoCompletion(10);
             p.client.qp.postSend(wr.clear().wrId(16).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
                     .addSge(p.client.address(), 8, p.client.mr.lkey())
                     .remote(p.server.address(), p.server.mr.rkey()));
             assertStatus(WcStatus.SUCCESS, p.client.awaitCompletions(1).get(0));
+            assertEquals(16, p.server.awaitCompletions(16).size());
         }
     }
 
