@@ -619,6 +619,54 @@ abstract class RdmaTransportSuite {
     }
 
     @Test
+    void withAutoReadOffEachReadDeliversWhatArrivedSinceTheLastOne() throws Exception {
+        AtomicReference<Channel> serverChild = new AtomicReference<>();
+        Collect atServer = new Collect();
+        InetSocketAddress at = server(b -> b.childOption(ChannelOption.AUTO_READ, false),
+                new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(atServer);
+                        ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                            @Override
+                            public void channelActive(ChannelHandlerContext ctx) {
+                                serverChild.set(ctx.channel());
+                            }
+                        });
+                    }
+                });
+        Channel c = connect(at, b -> { }, new ChannelInboundHandlerAdapter()).sync().channel();
+        try {
+            for (int i = 0; i < 3; i++) {
+                c.writeAndFlush(Unpooled.wrappedBuffer(pattern(10, i))).sync();
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT);
+            while (serverChild.get() == null && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            RdmaChannel child = (RdmaChannel) serverChild.get();
+            assertNotNull(child, "the accepted channel became active");
+            Thread.sleep(50);
+            assertTrue(atServer.received.isEmpty(), "nothing is delivered before read()");
+            child.read();
+            for (int i = 0; i < 3; i++) {
+                RdmaReceive r = atServer.take();
+                assertArrayEquals(pattern(10, i), bytes(r.content()));
+                r.release();
+            }
+            c.writeAndFlush(Unpooled.wrappedBuffer(pattern(10, 3))).sync();
+            Thread.sleep(50);
+            assertTrue(atServer.received.isEmpty(), "one read() delivered one batch");
+            child.read();
+            RdmaReceive r = atServer.take();
+            assertArrayEquals(pattern(10, 3), bytes(r.content()));
+            r.release();
+        } finally {
+            atServer.releaseAll();
+        }
+    }
+
+    @Test
     void oversizedSendsFailWithoutBreakingTheConnection() throws Exception {
         InetSocketAddress at = server(b -> { }, new Echo());
         Collect collect = new Collect();
