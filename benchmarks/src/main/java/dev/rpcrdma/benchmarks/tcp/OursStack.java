@@ -7,10 +7,10 @@ import dev.rpcrdma.oncrpc.server.RpcProgramRegistry;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcClientInitializer;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcConfig;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcServerInitializer;
+import dev.rpcrdma.samples.echo.EchoProgram;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -39,14 +39,8 @@ final class OursStack implements TcpRpcLoad.Stack {
                 epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         clientGroup = new MultiThreadIoEventLoopGroup(2,
                 epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
-        RpcProgramRegistry registry = new RpcProgramRegistry()
-                .registerNull(TcpRpcLoad.PROG, TcpRpcLoad.VERS)
-                .register(TcpRpcLoad.PROG, TcpRpcLoad.VERS, TcpRpcLoad.PROC_ECHO, (call, args) -> {
-                    ByteBuf data = args.readOpaqueSlice(1 << 20);
-                    XdrPayload results = call.newPayload();
-                    results.writeDdpOpaque(data);
-                    call.replySuccess(results);
-                });
+        // The samples' echo program: same numbers (0x2004F001 v1, NULL and ECHO), zero-copy echo.
+        RpcProgramRegistry registry = EchoProgram.register(new RpcProgramRegistry());
         server = new ServerBootstrap().group(serverGroup)
                 .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
                 .childHandler(new TcpRpcServerInitializer(new RpcDispatcher(registry, new RpcStats())))

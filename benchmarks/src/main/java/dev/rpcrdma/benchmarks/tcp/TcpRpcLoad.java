@@ -26,13 +26,13 @@ import java.util.concurrent.atomic.LongAdder;
  * (Netty event loop; oncrpc4j's same-thread I/O strategy). Bounded in time: about
  * {@code 2 stacks x 4 measurements x rounds x seconds} plus warm-up.
  *
- * <p>Usage (from the repository root, after {@code mvn -B -q install -DskipTests}):
+ * <p>Usage (from the repository root, after {@code mvn -B -pl benchmarks -am package -DskipTests}, which writes the
+ * uber-jar {@code benchmarks/target/benchmarks.jar}):
  * <pre>
- *   java -cp "$(cat benchmarks/target/classpath.txt):benchmarks/target/classes" \
+ *   java -cp benchmarks/target/benchmarks.jar \
  *       dev.rpcrdma.benchmarks.tcp.TcpRpcLoad [--rounds 5] [--seconds 1.0] [--transport nio|epoll]
  * </pre>
- * ({@code mvn -pl benchmarks dependency:build-classpath -Dmdep.outputFile=target/classpath.txt} writes the class
- * path). {@code --transport} selects the Netty transport for our stack; oncrpc4j always uses Grizzly NIO.
+ * {@code --transport} selects the Netty transport for our stack; oncrpc4j always uses Grizzly NIO.
  * Loopback only; on a shared machine the absolute numbers move, the interleaved ratios are what to read.
  */
 public final class TcpRpcLoad {

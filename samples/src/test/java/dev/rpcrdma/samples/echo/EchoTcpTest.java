@@ -136,6 +136,29 @@ class EchoTcpTest {
         assertEquals(200, report.result.completed);
     }
 
+    @ParameterizedTest
+    @EnumSource(TestTransport.class)
+    void serverAnswersOnEveryAddressItListensOn(TestTransport t) throws Exception {
+        t.assumeAvailable();
+        TcpTransport transport = new TcpTransport(io(t));
+        // All of 127.0.0.0/8 is loopback on Linux.
+        try (EchoServer server = EchoServer.start(transport, List.of("127.0.0.1", "127.0.0.2"), 0, 1)) {
+            List<InetSocketAddress> addresses = server.localAddresses();
+            assertEquals(2, addresses.size());
+            assertEquals(addresses.get(0).getPort(), addresses.get(1).getPort(), "port 0: one port for all");
+            for (InetSocketAddress a : addresses) {
+                ByteArrayOutputStream out = new ByteArrayOutputStream();
+                int code = EchoClient.run(new String[] {"--transport", "tcp", "--io", io(t), "--address",
+                    a.getAddress().getHostAddress(), "--port", Integer.toString(a.getPort()), "--count", "10"},
+                        new PrintStream(out, true, StandardCharsets.UTF_8),
+                        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), false);
+                assertEquals(0, code, out.toString(StandardCharsets.UTF_8));
+                assertTrue(out.toString(StandardCharsets.UTF_8).contains("to " + a.getAddress().getHostAddress()
+                        + ":" + a.getPort()));
+            }
+        }
+    }
+
     /** The client's byte check can fail: a server that flips one byte of large payloads is caught. */
     @ParameterizedTest
     @EnumSource(TestTransport.class)
