@@ -64,8 +64,8 @@ final class Diagnosis {
         }
         if (transport instanceof RdmaTransport && (errno == ENODEV || errno == EADDRNOTAVAIL)) {
             return new UserError("cannot listen on " + where + ": no RDMA device has the address "
-                    + address.getAddress().getHostAddress() + " (127.0.0.1 is not on Soft-RoCE): use the IP address"
-                    + " of the interface the RDMA device is bound to (see `rdma link`), or 0.0.0.0", cause);
+                    + address.getAddress().getHostAddress() + ": use the IP address of the interface an RDMA"
+                    + " device is bound to (see `rdma link` and `ip addr`), or 0.0.0.0", cause);
         }
         if (errno == EADDRNOTAVAIL || t instanceof BindException && contains(t, "assign requested address")) {
             return new UserError("cannot listen on " + where + ": " + address.getAddress().getHostAddress()
@@ -82,6 +82,13 @@ final class Diagnosis {
         }
         String where = hostPort(address) + " over " + transport.description();
         boolean rdma = transport instanceof RdmaTransport;
+        if (rdma && ((RdmaTransport) transport).unreachableOverRdma(address.getAddress())) {
+            // RoCE: rdma_resolve_route fails with ENODEV for a loopback destination (seen on Soft-RoCE).
+            return new UserError("cannot connect to " + where + ": " + address.getAddress().getHostAddress()
+                    + " is a loopback address, which is on no RDMA device (RoCE and Soft-RoCE devices sit on an"
+                    + " interface such as eth0 or dummy0): use that interface's address (see `rdma link` and"
+                    + " `ip addr`)", cause);
+        }
         if (rdma && t instanceof RdmaConnectionRejectedException) {
             return new UserError("the server at " + where + " rejected the RDMA connection (" + firstLine(t)
                     + "): it is not an RPC-over-RDMA server, or it refused our parameters", cause);

@@ -153,6 +153,10 @@ public final class EchoServer implements AutoCloseable {
             }
             for (InetSocketAddress a : server.localAddresses()) {
                 out.println("  listening on " + Diagnosis.hostPort(a));
+                String note = server.transport.listenNote(a);
+                if (note != null) {
+                    out.println("  note: " + note);
+                }
             }
             out.println("  Ctrl-C stops it");
             out.flush();

@@ -7,6 +7,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 
+import java.net.InetSocketAddress;
 import java.time.Duration;
 
 /**
@@ -20,6 +21,11 @@ interface EchoTransport {
 
     /** Something the user should know about the choice (e.g. a fallback), or null. */
     default String note() {
+        return null;
+    }
+
+    /** Something the user should know about listening on {@code address} (e.g. unreachable), or null. */
+    default String listenNote(InetSocketAddress address) {
         return null;
     }
 

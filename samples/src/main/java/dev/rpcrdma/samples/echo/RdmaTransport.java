@@ -24,6 +24,9 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -48,12 +51,26 @@ final class RdmaTransport implements EchoTransport {
     private final RpcRdmaStats clientStats = new RpcRdmaStats();
 
     RdmaTransport(EchoOptions options) {
-        fabric = selectFabric(options.fabric);
+        boolean loopback = options.addresses.stream().anyMatch(RdmaTransport::isLoopback);
+        Fabric nativeFabric = "auto".equals(options.fabric) && Rdma.isAvailable() ? Fabrics.findNative() : null;
+        if ("auto".equals(options.fabric)) {
+            // A loopback address is on no RoCE device (Soft-RoCE sits on a netdev such as dummy0, not on lo):
+            // the only fabric that answers there is the in-process one.
+            fabric = nativeFabric != null && !loopback ? nativeFabric : SoftwareFabric.instance();
+        } else {
+            fabric = selectFabric(options.fabric);
+        }
         fabricNote = fabric instanceof SoftwareFabric ? "software fabric, in-process" : "native fabric";
-        note = fabric instanceof SoftwareFabric && "auto".equals(options.fabric)
-                ? "no usable RDMA device (" + Diagnosis.firstLine(Rdma.unavailabilityCause()) + "): using the"
-                + " in-process software fabric (--fabric native insists on a device)"
-                : null;
+        if (fabric instanceof SoftwareFabric && "auto".equals(options.fabric)) {
+            note = nativeFabric != null
+                    ? "an RDMA device is available but " + String.join(",", options.addresses) + " is a loopback"
+                    + " address, which is on no RDMA device: using the in-process software fabric (give --address"
+                    + " the IP of the device's interface to use the device)"
+                    : "no usable RDMA device (" + Diagnosis.firstLine(Rdma.unavailabilityCause()) + "): using the"
+                    + " in-process software fabric (--fabric native insists on a device)";
+        } else {
+            note = null;
+        }
         RpcRdmaConfig base = RpcRdmaConfig.DEFAULT.withInlineSizes(options.inline, options.inline)
                 .withRemoteInvalidation(options.remoteInvalidation)
                 .withLimits(RpcRdmaLimits.DEFAULT, MAX_MESSAGE);
@@ -62,24 +79,39 @@ final class RdmaTransport implements EchoTransport {
     }
 
     private static Fabric selectFabric(String selector) {
-        switch (selector) {
-            case "software":
-                return SoftwareFabric.instance();
-            case "native":
-                if (!Rdma.isAvailable()) {
-                    throw new UserError("RDMA is not available here: " + Diagnosis.firstLine(Rdma.unavailabilityCause())
-                            + " (or use --fabric software within one JVM, or --transport tcp)");
-                }
-                try {
-                    return Fabrics.select("native");
-                } catch (IllegalStateException e) {
-                    throw new UserError("an RDMA device is usable but no native fabric is on the class path"
-                            + " (netty-rdma-channel jar missing?): use --fabric software or --transport tcp", e);
-                }
-            default:
-                Fabric found = Rdma.isAvailable() ? Fabrics.findNative() : null;
-                return found != null ? found : SoftwareFabric.instance();
+        if ("software".equals(selector)) {
+            return SoftwareFabric.instance();
         }
+        if (!Rdma.isAvailable()) {
+            throw new UserError("RDMA is not available here: " + Diagnosis.firstLine(Rdma.unavailabilityCause())
+                    + " (or use --fabric software within one JVM, or --transport tcp)");
+        }
+        try {
+            return Fabrics.select("native");
+        } catch (IllegalStateException e) {
+            throw new UserError("an RDMA device is usable but no native fabric is on the class path"
+                    + " (netty-rdma-channel jar missing?): use --fabric software or --transport tcp", e);
+        }
+    }
+
+    static boolean isLoopback(String host) {
+        try {
+            return InetAddress.getByName(host.trim()).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
+    }
+
+    /** Whether a native device is in use and {@code address} is loopback: no RoCE device answers there. */
+    boolean unreachableOverRdma(InetAddress address) {
+        return !inProcess() && address != null && address.isLoopbackAddress();
+    }
+
+    @Override
+    public String listenNote(InetSocketAddress address) {
+        return unreachableOverRdma(address.getAddress()) ? address.getAddress().getHostAddress() + " is a loopback"
+                + " address: RoCE/Soft-RoCE clients cannot reach it over RDMA; listen on the address of the RDMA"
+                + " device's interface, or 0.0.0.0" : null;
     }
 
     /** Whether the software fabric is in use: connections reach only servers in this JVM. */

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -41,11 +42,37 @@ class NativeFabricEchoTest extends EchoRdmaSuite {
         return "start the server";
     }
 
-    /** Soft-RoCE is bound to dummy0, not to the loopback interface. */
+    /** 192.0.2.55 is in the VM's dummy0 subnet but assigned to nothing: rdma_bind_addr fails (EADDRNOTAVAIL). */
     @Test
-    void listeningOnAnAddressWithoutAnRdmaDevice() {
+    void listeningOnAnAddressNoDeviceHas() {
         UserError e = assertThrows(UserError.class,
-                () -> EchoServer.start(transport(), List.of("127.0.0.1"), 0, 1).close());
-        assertTrue(e.getMessage().contains("no RDMA device has the address 127.0.0.1"), e.getMessage());
+                () -> EchoServer.start(transport(), List.of("192.0.2.55"), 0, 1).close());
+        assertTrue(e.getMessage().contains("cannot listen on 192.0.2.55:0"), e.getMessage());
+        assertTrue(e.getMessage().contains("no RDMA device has the address 192.0.2.55"), e.getMessage());
+    }
+
+    /** Soft-RoCE sits on dummy0, not on lo: a loopback destination fails route resolution (ENODEV). */
+    @Test
+    void connectingToLoopbackSaysItIsOnNoDevice() {
+        try (EchoServer server = EchoServer.start(transport(), List.of("0.0.0.0"), 0, 1)) {
+            int port = server.localAddresses().get(0).getPort();
+            Run r = client("--address", "127.0.0.1", "--port", Integer.toString(port), "--timeout", "10");
+            assertEquals(1, r.code, r.out + r.err);
+            assertEquals(1, r.err.lines().count(), r.err);
+            assertTrue(r.err.contains("cannot connect to 127.0.0.1:" + port + " over rdma (native fabric)"), r.err);
+            assertTrue(r.err.contains("127.0.0.1 is a loopback address, which is on no RDMA device"), r.err);
+        }
+    }
+
+    @Test
+    void autoFabricUsesTheDeviceOnItsAddressAndTheSoftwareFabricOnLoopback() {
+        Run onDevice = run("--fabric", "auto", "--address", address(), "--embedded-server", "--count", "5");
+        assertEquals(0, onDevice.code, onDevice.out + onDevice.err);
+        assertTrue(onDevice.out.contains("echo client: rdma (native fabric)"), onDevice.out);
+        Run onLoopback = run("--fabric", "auto", "--address", "127.0.0.1", "--embedded-server", "--count", "5");
+        assertEquals(0, onLoopback.code, onLoopback.out + onLoopback.err);
+        assertTrue(onLoopback.out.contains("echo client: rdma (software fabric, in-process)"), onLoopback.out);
+        assertTrue(onLoopback.out.contains("an RDMA device is available but 127.0.0.1 is a loopback address"),
+                onLoopback.out);
     }
 }
