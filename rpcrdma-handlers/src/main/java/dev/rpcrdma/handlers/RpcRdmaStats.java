@@ -60,7 +60,7 @@ public final class RpcRdmaStats {
         return longCalls.sum();
     }
 
-    /** Long Replies (Reply chunk, RDMA_NOMSG). */
+    /** Long Replies (Reply chunk, RDMA_NOMSG) sent (responder) or received (requester). */
     public long longReplies() {
         return longReplies.sum();
     }

@@ -378,6 +378,7 @@ public final class RpcRdmaRequester extends ChannelDuplexHandler {
         CallExposure.Region w = rpc.exposure.write;
         if (RdmaProcedure.RDMA_NOMSG.equals(header.procedure())) {
             stream = w.buffer.retainedSlice(rpc.replyOffset, (int) header.replyChunk().totalLength());
+            stats.recordLongReply();
         } else {
             stream = in.retainedSlice();
         }

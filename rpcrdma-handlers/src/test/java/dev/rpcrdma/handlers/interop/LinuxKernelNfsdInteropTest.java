@@ -1,0 +1,154 @@
+package dev.rpcrdma.handlers.interop;
+
+import dev.rpcrdma.channel.RdmaChannel;
+import dev.rpcrdma.channel.RdmaIoHandler;
+import dev.rpcrdma.channel.RdmaIoHandlerConfig;
+import dev.rpcrdma.channel.fabric.Fabrics;
+import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
+import dev.rpcrdma.handlers.RpcRdmaConfig;
+import dev.rpcrdma.handlers.RpcRdmaStats;
+import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
+import dev.rpcrdma.handlers.requester.RpcRdmaRequester;
+import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.CallOptions;
+import dev.rpcrdma.oncrpc.client.RpcClient;
+import dev.rpcrdma.oncrpc.client.RpcReplyDecoder;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Our requester against an independent peer: the Linux kernel's RPC-over-RDMA server (svcrdma, in nfsd) on
+ * Soft-RoCE in the VM. NFSv3 NULL needs no export, and Linux ignores NULL arguments, so a NULL can carry Read
+ * chunks and a Long Call; a NULL that offers a Write chunk and a Reply chunk gets its reply through the Reply chunk.
+ * Started by {@code start-knfsd-rdma.sh} (kernel modules, {@code /proc/fs/nfsd}); only in the VM stage.
+ */
+@Tag("rdma-device")
+class LinuxKernelNfsdInteropTest {
+
+    static final int NFS_PROGRAM = 100003;
+    static final int NFS_V3 = 3;
+    static final long TIMEOUT = 180;
+
+    EventLoopGroup group;
+    Channel channel;
+    RpcClient client;
+    RpcRdmaStats stats;
+
+    @BeforeEach
+    void start() throws Exception {
+        assumeTrue(System.getenv("VM_RDMA_ADDR") != null,
+                "SKIPPED: not in the Soft-RoCE VM (tools/vm/run sets VM_RDMA_ADDR); no kernel NFS server to talk to");
+        assumeTrue(Fabrics.findNative() != null, "SKIPPED: no native RDMA fabric");
+        File script = new File(getClass().getResource("start-knfsd-rdma.sh").toURI());
+        Process p = new ProcessBuilder("sh", script.getPath()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), "start-knfsd-rdma.sh: " + out);
+        assertTrue(out.contains("rdma 20049"), out);
+        group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
+                .fabric(Fabrics.findNative())));
+        stats = new RpcRdmaStats();
+        channel = new Bootstrap().group(group).channel(RdmaChannel.class)
+                .handler(new RpcRdmaClientInitializer(new RpcStats(), RpcRdmaConfig.DEFAULT, stats,
+                        Duration.ofSeconds(TIMEOUT)))
+                .connect(new InetSocketAddress(InetAddress.getByName(System.getenv("VM_RDMA_ADDR")), 20049))
+                .sync().channel();
+        client = RpcClient.of(channel);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (channel != null) {
+            channel.close().sync();
+        }
+        if (group != null) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    RpcRdmaRequester requester() {
+        return channel.pipeline().get(RpcRdmaRequester.class);
+    }
+
+    <T> T get(CompletableFuture<T> f) throws Exception {
+        return f.get(TIMEOUT, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void nullCallNegotiatesWithLinuxAndGetsACreditGrant() throws Exception {
+        get(client.callNull(NFS_PROGRAM, NFS_V3));
+        // Linux's svcrdma accepts with RFC 8797 private data of 4 KiB send/receive and the R bit CLEAR (it sends
+        // cp_flags 0), yet uses Send With Invalidate whenever the client set R (see the reply chunk test): our
+        // requester accepts a Send With Invalidate of its own key whatever the negotiated flag says.
+        RpcRdmaPrivateData linux = RpcRdmaPrivateData.find(((RdmaChannel) channel).peerPrivateData());
+        assertEquals(new RpcRdmaPrivateData(false, 4096, 4096), linux);
+        assertEquals(4096, requester().thresholds().sendThreshold(), requester().thresholds().toString());
+        assertEquals(4096, requester().thresholds().receiveThreshold());
+        assertTrue(requester().creditGrant() > 1, "Linux granted " + requester().creditGrant());
+        assertEquals(0, stats.discardedMessages());
+    }
+
+    @Test
+    void linuxPullsOurReadChunkAndOurLongCall() throws Exception {
+        get(client.callNull(NFS_PROGRAM, NFS_V3));
+        // A DDP-eligible argument too large for inline: a Read chunk at its XDR position.
+        XdrPayload args = client.newPayload();
+        args.writeDdpOpaque(client.alloc().buffer().writeZero(50000));
+        get(client.call(NFS_PROGRAM, NFS_V3, 0, args, RpcReplyDecoder.VOID));
+        assertEquals(1, stats.readChunks());
+        // Arguments with nothing DDP-eligible: the whole call in a position-zero Read chunk (RDMA_NOMSG).
+        XdrPayload plain = client.newPayload();
+        plain.writer().writeOpaque(new byte[20000]);
+        get(client.call(NFS_PROGRAM, NFS_V3, 0, plain, RpcReplyDecoder.VOID));
+        assertEquals(1, stats.longCalls());
+        assertEquals(0, stats.discardedMessages() + stats.errorsReceived());
+    }
+
+    @Test
+    void linuxRepliesThroughOurReplyChunkAndInvalidatesOurKey() throws Exception {
+        get(client.callNull(NFS_PROGRAM, NFS_V3));
+        // Write chunk and Reply chunk share one window (one key): Linux may Send With Invalidate it.
+        get(client.call(NFS_PROGRAM, NFS_V3, 0, client.newPayload(), RpcReplyDecoder.VOID,
+                CallOptions.DEFAULT.withReplyHints(8192, 100000)));
+        assertEquals(0, stats.discardedMessages(), "Linux's reply matched what the call provided");
+        assertEquals(1, stats.remoteInvalidations(), "Linux invalidated our only key with Send With Invalidate");
+        assertEquals(0, stats.localInvalidations());
+        assertEquals(1, stats.longReplies(), "Linux wrote the reply into our Reply chunk (RDMA_NOMSG)");
+        assertEquals(0, stats.writeChunksUsed(), "and returned the Write chunk unused, which we accepted");
+    }
+
+    @Test
+    void manyConcurrentCallsStayWithinLinuxsGrant() throws Exception {
+        get(client.callNull(NFS_PROGRAM, NFS_V3));
+        List<CompletableFuture<Void>> calls = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            calls.add(client.callNull(NFS_PROGRAM, NFS_V3));
+        }
+        for (CompletableFuture<Void> f : calls) {
+            get(f);
+        }
+        assertTrue(requester().maxOutstandingSeen() <= requester().creditGrant(),
+                requester().maxOutstandingSeen() + " outstanding, grant " + requester().creditGrant());
+    }
+}
