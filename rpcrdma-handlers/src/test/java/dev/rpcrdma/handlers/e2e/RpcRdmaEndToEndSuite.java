@@ -117,13 +117,20 @@ abstract class RpcRdmaEndToEndSuite {
 
     /** Starts our server and connects our client with the given configurations. */
     void start(RpcRdmaConfig serverConfig, RpcRdmaConfig clientConfig) throws Exception {
+        start(serverConfig, clientConfig, b -> { });
+    }
+
+    void start(RpcRdmaConfig serverConfig, RpcRdmaConfig clientConfig,
+               java.util.function.Consumer<ServerBootstrap> serverOptions) throws Exception {
         serverStats = new RpcRdmaStats();
         clientStats = new RpcRdmaStats();
         serverRpcStats = new RpcStats();
         RpcRdmaServerInitializer init = new RpcRdmaServerInitializer(
                 new RpcDispatcher(EchoService.registry(), serverRpcStats), serverConfig, serverStats);
-        Channel server = init.configure(new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
-                .childHandler(init)).bind(new InetSocketAddress(address(), 0)).sync().channel();
+        ServerBootstrap sb = init.configure(new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
+                .childHandler(init));
+        serverOptions.accept(sb);
+        Channel server = sb.bind(new InetSocketAddress(address(), 0)).sync().channel();
         channels.add(server);
         Channel c = new Bootstrap().group(group).channel(RdmaChannel.class)
                 .handler(new RpcRdmaClientInitializer(new RpcStats(), clientConfig, clientStats,
@@ -684,5 +691,22 @@ abstract class RpcRdmaEndToEndSuite {
         } finally {
             inline[0].release();
         }
+    }
+
+    @Test
+    void theGrantNeverExceedsThePostedReceives() throws Exception {
+        start(RpcRdmaConfig.DEFAULT.withGrantBounds(1, 64), RpcRdmaConfig.DEFAULT,
+                b -> b.childOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, 8));
+        get(client.callNull(PROG, VERS));
+        assertEquals(8, requester().creditGrant(), "asked for 128, bounds allow 64, 8 receives posted");
+        List<CompletableFuture<Void>> calls = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            calls.add(client.callNull(PROG, VERS));
+        }
+        for (CompletableFuture<Void> f : calls) {
+            get(f);
+        }
+        assertTrue(requester().maxOutstandingSeen() <= 8);
+        assertEquals(0, serverStats.creditViolations());
     }
 }
