@@ -65,17 +65,18 @@ final class CommandLine {
     }
 
     /**
-     * Routes Netty's logging to java.util.logging with one line per record on stderr: warnings and errors only,
-     * causes as one line; with {@code verbose}, debug records and full stack traces.
+     * Routes Netty's logging to java.util.logging with one line per record on stderr, causes as one line: records
+     * of at least {@code quietLevel} (a server logs warnings about its peers; a client reports its failures itself
+     * and logs only severe records); with {@code verbose}, debug records and full stack traces.
      */
-    static void configureLogging(boolean verbose) {
+    static void configureLogging(boolean verbose, Level quietLevel) {
         InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE);
         Logger root = Logger.getLogger("");
         for (java.util.logging.Handler h : root.getHandlers()) {
             root.removeHandler(h);
         }
         ConsoleHandler handler = new ConsoleHandler();
-        Level level = verbose ? Level.FINE : Level.WARNING;
+        Level level = verbose ? Level.FINE : quietLevel;
         handler.setLevel(level);
         handler.setFormatter(new OneLineFormatter(verbose));
         root.addHandler(handler);

@@ -153,7 +153,8 @@ final class Diagnosis {
         }
         if (t instanceof RpcRdmaErrorException) {
             return new UserError(who + " answered " + procedure + " with " + firstLine(t) + " (RFC 8166 §4.5):"
-                    + " it does not speak RPC-over-RDMA Version 1 as we do, or rejected our chunks; see its log", cause);
+                    + " it does not speak RPC-over-RDMA Version 1 as we do, or rejected our chunks; see its log",
+                    cause);
         }
         if (t instanceof RpcTimeoutException) {
             return new UserError("no reply from " + who.substring(4) + " to " + procedure + " within the timeout:"

@@ -61,7 +61,7 @@ public final class EchoClient {
     static int run(String[] args, PrintStream out, PrintStream err, boolean configureLogging) {
         return CommandLine.execute(EchoOptions.Role.CLIENT, args, out, err, (options, o) -> {
             if (configureLogging) {
-                CommandLine.configureLogging(options.verbose);
+                CommandLine.configureLogging(options.verbose, java.util.logging.Level.SEVERE);
             }
             run(options, o);
         });

@@ -82,7 +82,8 @@ final class EchoOptions {
             new Spec("--transport", "rdma|tcp", "transport (default rdma)", true, true),
             new Spec("--fabric", "auto|native|software",
                     "RDMA fabric: native = libibverbs/librdmacm device, software = in-process model (same JVM"
-                            + " only), auto = native if usable else software (default auto)", true, true),
+                            + " only), auto = native if usable and the address is not loopback, else software (default"
+                            + " auto)", true, true),
             new Spec("--io", "auto|epoll|nio", "TCP event loop (default auto: epoll if available)", true, true),
             new Spec("--address", "ADDR", "server: addresses to listen on, comma-separated (default 0.0.0.0);"
                     + " client: server address (default 127.0.0.1)", true, true),

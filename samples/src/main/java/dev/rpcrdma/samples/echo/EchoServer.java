@@ -125,7 +125,7 @@ public final class EchoServer implements AutoCloseable {
     /** Command line: serves until Ctrl-C; exit code 1 with a one-line message when it cannot start. */
     public static void main(String[] args) {
         int code = CommandLine.execute(EchoOptions.Role.SERVER, args, System.out, System.err, (options, out) -> {
-            CommandLine.configureLogging(options.verbose);
+            CommandLine.configureLogging(options.verbose, java.util.logging.Level.WARNING);
             serve(options, out, new CountDownLatch(1));
         });
         if (code != CommandLine.OK) {
@@ -152,7 +152,8 @@ public final class EchoServer implements AutoCloseable {
                 out.println("  note: " + server.transport.note());
             }
             for (InetSocketAddress a : server.localAddresses()) {
-                out.println("  listening on " + Diagnosis.hostPort(a));
+                out.println("  listening on " + (a.getAddress().isAnyLocalAddress()
+                        ? "every address, port " + a.getPort() : Diagnosis.hostPort(a)));
                 String note = server.transport.listenNote(a);
                 if (note != null) {
                     out.println("  note: " + note);
