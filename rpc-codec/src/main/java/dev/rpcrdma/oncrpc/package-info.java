@@ -17,8 +17,9 @@
  *
  * <h2>For transport implementers (RPC-over-RDMA)</h2>
  * <ul>
- *   <li>Inbound: reassemble the inline stream (reduced: DDP items' length words only) and collect the data of the
- *       chunks that were actually used, in stream order; call {@code RpcMessageCodec.decode(inline, placed)}
+ *   <li>Inbound: reassemble the inline stream (reduced: DDP items' length words only) and collect one placement
+ *       slot per returned Write chunk, in order: the chunk's data, or an empty buffer for a chunk returned empty or
+ *       unused (its item is then inline); call {@code RpcMessageCodec.decode(inline, placed)}
  *       (it takes ownership) and fire the {@code InboundRpcMessage} up the pipeline; an {@code XdrException} means
  *       log, count ({@link dev.rpcrdma.oncrpc.RpcStats#recordMalformedMessage()}) and drop. Procedures and reply
  *       decoders read DDP items with {@code XdrReader.readDdpOpaque(max)}.</li>
@@ -27,8 +28,11 @@
  *       of a call, Write chunks of a reply) and whose {@code writeReduced}/{@code writeInline} produce the
  *       RDMA_MSG body or a Reply/Position-zero chunk. Release the message and the payload only after the
  *       memory is no longer exposed to the peer.</li>
- *   <li>A call's {@code RpcCall.maxDdpReplyItem()} and {@code maxReplySize()} are local hints for provisioning a
- *       Write chunk and a Reply chunk.</li>
+ *   <li>A call's {@code RpcCall.replyDdpItems()} (one size per DDP-eligible result item, 0 = wanted inline) and
+ *       {@code maxReplySize()} are local hints for provisioning Write chunks and a Reply chunk.</li>
+ *   <li>A call the transport knows has failed for good (e.g. RDMA_ERROR) is failed with a typed exception by
+ *       firing {@code RpcCallFailedEvent(xid, cause)} up the pipeline: the client handler completes that call's
+ *       future with the cause itself.</li>
  * </ul>
  */
 package dev.rpcrdma.oncrpc;

@@ -4,6 +4,7 @@ import dev.rpcrdma.oncrpc.message.OpaqueAuth;
 import io.netty.util.internal.ObjectUtil;
 
 import java.time.Duration;
+import java.util.Arrays;
 
 /**
  * Per-call options: credential, timeout and the two RPC-over-RDMA reply hints of {@link
@@ -12,23 +13,23 @@ import java.time.Duration;
 public final class CallOptions {
 
     /** AUTH_NONE, the client's default timeout, no hints. */
-    public static final CallOptions DEFAULT = new CallOptions(OpaqueAuth.NONE, null, 0, 0);
+    public static final CallOptions DEFAULT = new CallOptions(OpaqueAuth.NONE, null, new int[0], 0);
 
     private final OpaqueAuth credential;
     private final Duration timeout;
-    private final int maxDdpReplyItem;
+    private final int[] replyDdpItems;
     private final int maxReplySize;
 
-    private CallOptions(OpaqueAuth credential, Duration timeout, int maxDdpReplyItem, int maxReplySize) {
+    private CallOptions(OpaqueAuth credential, Duration timeout, int[] replyDdpItems, int maxReplySize) {
         this.credential = credential;
         this.timeout = timeout;
-        this.maxDdpReplyItem = maxDdpReplyItem;
+        this.replyDdpItems = replyDdpItems;
         this.maxReplySize = maxReplySize;
     }
 
     /** With this credential (e.g. {@code new AuthSysCredential(...).toOpaqueAuth()}). */
     public CallOptions withCredential(OpaqueAuth credential) {
-        return new CallOptions(ObjectUtil.checkNotNull(credential, "credential"), timeout, maxDdpReplyItem,
+        return new CallOptions(ObjectUtil.checkNotNull(credential, "credential"), timeout, replyDdpItems,
                 maxReplySize);
     }
 
@@ -38,13 +39,38 @@ public final class CallOptions {
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("timeout must be positive: " + timeout);
         }
-        return new CallOptions(credential, timeout, maxDdpReplyItem, maxReplySize);
+        return new CallOptions(credential, timeout, replyDdpItems, maxReplySize);
     }
 
-    /** With the RDMA reply hints (largest DDP-eligible reply item, largest reply; 0 = none/unknown). */
+    /**
+     * With the RDMA reply hints for a reply with at most one DDP-eligible item: its largest size and the largest
+     * reply (0 = none / unknown). Replaces any {@link #withReplyDdpItems(int...)} hint.
+     */
     public CallOptions withReplyHints(int maxDdpReplyItem, int maxReplySize) {
-        return new CallOptions(credential, timeout, ObjectUtil.checkPositiveOrZero(maxDdpReplyItem,
-                "maxDdpReplyItem"), ObjectUtil.checkPositiveOrZero(maxReplySize, "maxReplySize"));
+        ObjectUtil.checkPositiveOrZero(maxDdpReplyItem, "maxDdpReplyItem");
+        return new CallOptions(credential, timeout, maxDdpReplyItem > 0 ? new int[] {maxDdpReplyItem} : new int[0],
+                ObjectUtil.checkPositiveOrZero(maxReplySize, "maxReplySize"));
+    }
+
+    /**
+     * With the RDMA hint for a reply with several DDP-eligible items (RFC 8166 §3.4.6, §4.3.2): {@code maxSizes[i]}
+     * is the largest size of the i-th DDP-eligible result item, in XDR stream order; 0 asks for that item inline
+     * (an empty Write chunk, RFC 8166 §4.3.2.3). No argument: no DDP-eligible item expected. Keeps the largest
+     * reply size hint.
+     */
+    public CallOptions withReplyDdpItems(int... maxSizes) {
+        ObjectUtil.checkNotNull(maxSizes, "maxSizes");
+        int[] copy = maxSizes.clone();
+        for (int i = 0; i < copy.length; i++) {
+            ObjectUtil.checkPositiveOrZero(copy[i], "maxSizes[" + i + "]");
+        }
+        return new CallOptions(credential, timeout, copy, maxReplySize);
+    }
+
+    /** With the largest expected reply (0 = unknown), keeping the DDP-eligible item hints. */
+    public CallOptions withMaxReplySize(int maxReplySize) {
+        return new CallOptions(credential, timeout, replyDdpItems,
+                ObjectUtil.checkPositiveOrZero(maxReplySize, "maxReplySize"));
     }
 
     /** The credential. */
@@ -57,9 +83,28 @@ public final class CallOptions {
         return timeout;
     }
 
-    /** Hint: largest DDP-eligible item expected in the reply. */
+    /** Hint: largest DDP-eligible item expected in the reply (the largest of {@link #replyDdpItems()}, or 0). */
     public int maxDdpReplyItem() {
-        return maxDdpReplyItem;
+        return max(replyDdpItems);
+    }
+
+    /** Hint: the largest size of each DDP-eligible reply item, in stream order (a copy; empty if none). */
+    public int[] replyDdpItems() {
+        return replyDdpItems.clone();
+    }
+
+    static int max(int[] sizes) {
+        int max = 0;
+        for (int s : sizes) {
+            max = Math.max(max, s);
+        }
+        return max;
+    }
+
+    @Override
+    public String toString() {
+        return "CallOptions(cred=" + credential + ", timeout=" + timeout + ", replyDdpItems="
+                + Arrays.toString(replyDdpItems) + ", maxReplySize=" + maxReplySize + ')';
     }
 
     /** Hint: largest expected reply. */

@@ -71,7 +71,9 @@ public final class RpcClient {
     /**
      * Sends a call and returns the decoded results. Takes ownership of {@code args}. The future fails with
      * {@link RpcReplyException} (non-SUCCESS reply), {@link RpcTimeoutException}, {@link
-     * RpcConnectionClosedException}, or the decoder's {@link dev.rpcrdma.oncrpc.xdr.XdrException}.
+     * RpcConnectionClosedException} (closed, or the call could not be written: the transport's failure is the
+     * cause), the decoder's {@link dev.rpcrdma.oncrpc.xdr.XdrException}, or the transport's own typed failure of this
+     * call, delivered as is through an {@link RpcCallFailedEvent} (e.g. RPC-over-RDMA's RDMA_ERROR).
      */
     public <T> CompletableFuture<T> call(int prog, int vers, int proc, XdrPayload args, RpcReplyDecoder<T> decoder,
                                          CallOptions options) {
@@ -86,7 +88,7 @@ public final class RpcClient {
         }
         int xid = handler.allocateXid();
         RpcCall call = new RpcCall(xid, prog, vers, proc, options.credential())
-                .withReplyHints(options.maxDdpReplyItem(), options.maxReplySize());
+                .withReplyHints(options.replyDdpItems(), options.maxReplySize());
         Duration timeout = options.timeout() != null ? options.timeout() : handler.defaultTimeout();
         RpcClientHandler.PendingCall<T> pending = new RpcClientHandler.PendingCall<>(xid, decoder, future);
         OutboundRpcMessage message = new OutboundRpcMessage(call, args);

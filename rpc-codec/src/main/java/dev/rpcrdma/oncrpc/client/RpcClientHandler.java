@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Client side of RFC 5531 on one connection: XID allocation, the table of pending calls, per-call timeouts,
  * matching replies ({@link InboundRpcMessage} from the TCP codec or an RPC-over-RDMA handler) to calls, and
- * failing every pending call with {@link RpcConnectionClosedException} when the connection closes. Replies with
+ * failing every pending call with {@link RpcConnectionClosedException} when the connection closes, and failing one
+ * call when the transport fires an {@link RpcCallFailedEvent} for it. Replies with
  * an unknown xid are logged, counted ({@link RpcStats#unknownXidReplies()}) and dropped; CALLs arriving at a
  * client are counted as unexpected and dropped. Use through {@link RpcClient}. Not sharable.
  */
@@ -87,13 +88,15 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
         return true;
     }
 
-    /** Removes and fails a pending call (write failure, timeout). */
-    void fail(int xid, Throwable cause) {
+    /** Removes and fails a pending call (write failure, timeout, transport event); false if none was pending. */
+    boolean fail(int xid, Throwable cause) {
         PendingCall<?> call = pending.remove(xid);
-        if (call != null) {
-            call.cancelTimeout();
-            call.future.completeExceptionally(cause);
+        if (call == null) {
+            return false;
         }
+        call.cancelTimeout();
+        call.future.completeExceptionally(cause);
+        return true;
     }
 
     @Override
@@ -120,6 +123,23 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
             call.complete(reply, message);
         } finally {
             ReferenceCountUtil.release(message);
+        }
+    }
+
+    /**
+     * Handles {@link RpcCallFailedEvent}: the call fails with the event's cause as is. The event is consumed; other
+     * events pass on.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (!(evt instanceof RpcCallFailedEvent)) {
+            super.userEventTriggered(ctx, evt);
+            return;
+        }
+        RpcCallFailedEvent failed = (RpcCallFailedEvent) evt;
+        if (!fail(failed.xid(), failed.cause())) {
+            logger.debug("{} ignored a failure of xid {} (no pending call, e.g. timed out): {}", ctx.channel(),
+                    Integer.toUnsignedString(failed.xid()), failed.cause().toString());
         }
     }
 

@@ -2,14 +2,17 @@ package dev.rpcrdma.oncrpc.message;
 
 import io.netty.util.internal.ObjectUtil;
 
+import java.util.Arrays;
+
 /**
  * RFC 5531 §9 {@code call_body} header: xid, rpcvers, prog, vers, proc, cred, verf.
  *
  * <p>Two <em>local hints</em> (never on the wire) let an RPC-over-RDMA requester provision reply resources
- * before sending the call (RFC 8166 §3.5.2, §3.5.4, §3.6): {@link #maxDdpReplyItem()}, the largest DDP-eligible
- * item the reply may carry (so a Write chunk can be offered), and {@link #maxReplySize()}, the largest expected
- * reply (so a Reply chunk can be offered when the reply may exceed the inline threshold). Zero means "none
- * expected" / "unknown". TCP ignores both.
+ * before sending the call (RFC 8166 §3.5.2, §3.5.4, §3.6): {@link #replyDdpItems()}, the largest size of each
+ * DDP-eligible item the reply may carry, in stream order (so one Write chunk per item can be offered; a 0 entry
+ * asks for that item inline: an empty Write chunk, RFC 8166 §4.3.2.3), with {@link #maxDdpReplyItem()} the
+ * largest of them, and {@link #maxReplySize()}, the largest expected reply (so a Reply chunk can be offered when
+ * the reply may exceed the inline threshold). Zero means "none expected" / "unknown". TCP ignores both.
  *
  * <p>A decoded call may be <em>unacceptable</em> before any procedure sees it: {@link #rpcvers()} other than 2
  * (the rest of the header is then not decoded, RFC 5531 §9), or {@link #authError()} not null when the
@@ -28,7 +31,7 @@ public final class RpcCall extends RpcMessage {
     private final OpaqueAuth credential;
     private final OpaqueAuth verifier;
     private final AuthStat authError;
-    private final int maxDdpReplyItem;
+    private final int[] replyDdpItems;
     private final int maxReplySize;
 
     /** A version-2 call with the given credential and an AUTH_NONE verifier, no reply hints. */
@@ -36,9 +39,23 @@ public final class RpcCall extends RpcMessage {
         this(xid, RPC_VERSION, program, version, procedure, credential, OpaqueAuth.NONE, null, 0, 0);
     }
 
-    /** Every field; {@code authError} is normally null (set by decoders only). */
+    /**
+     * Every field, with at most one DDP-eligible reply item ({@code maxDdpReplyItem} 0: none); {@code authError} is
+     * normally null (set by decoders only).
+     */
     public RpcCall(int xid, int rpcvers, int program, int version, int procedure, OpaqueAuth credential,
                    OpaqueAuth verifier, AuthStat authError, int maxDdpReplyItem, int maxReplySize) {
+        this(xid, rpcvers, program, version, procedure, credential, verifier, authError,
+                ObjectUtil.checkPositiveOrZero(maxDdpReplyItem, "maxDdpReplyItem") > 0
+                        ? new int[] {maxDdpReplyItem} : new int[0], maxReplySize);
+    }
+
+    /**
+     * Every field, with one size per DDP-eligible reply item ({@code replyDdpItems}, copied); {@code authError} is
+     * normally null (set by decoders only).
+     */
+    public RpcCall(int xid, int rpcvers, int program, int version, int procedure, OpaqueAuth credential,
+                   OpaqueAuth verifier, AuthStat authError, int[] replyDdpItems, int maxReplySize) {
         super(xid);
         this.rpcvers = rpcvers;
         this.program = program;
@@ -47,7 +64,10 @@ public final class RpcCall extends RpcMessage {
         this.credential = ObjectUtil.checkNotNull(credential, "credential");
         this.verifier = ObjectUtil.checkNotNull(verifier, "verifier");
         this.authError = authError;
-        this.maxDdpReplyItem = ObjectUtil.checkPositiveOrZero(maxDdpReplyItem, "maxDdpReplyItem");
+        this.replyDdpItems = ObjectUtil.checkNotNull(replyDdpItems, "replyDdpItems").clone();
+        for (int i = 0; i < this.replyDdpItems.length; i++) {
+            ObjectUtil.checkPositiveOrZero(this.replyDdpItems[i], "replyDdpItems[" + i + "]");
+        }
         this.maxReplySize = ObjectUtil.checkPositiveOrZero(maxReplySize, "maxReplySize");
     }
 
@@ -93,7 +113,29 @@ public final class RpcCall extends RpcMessage {
 
     /** Local hint: largest DDP-eligible item expected in the reply (0: none). Never encoded. */
     public int maxDdpReplyItem() {
-        return maxDdpReplyItem;
+        int max = 0;
+        for (int s : replyDdpItems) {
+            max = Math.max(max, s);
+        }
+        return max;
+    }
+
+    /**
+     * Local hint: the largest size of each DDP-eligible item expected in the reply, in XDR stream order (0: that
+     * item is wanted inline); empty if none. A copy. Never encoded.
+     */
+    public int[] replyDdpItems() {
+        return replyDdpItems.clone();
+    }
+
+    /** Number of DDP-eligible reply items hinted (the length of {@link #replyDdpItems()}), without a copy. */
+    public int replyDdpItemCount() {
+        return replyDdpItems.length;
+    }
+
+    /** The size hint of DDP-eligible reply item {@code index}, without a copy. */
+    public int replyDdpItem(int index) {
+        return replyDdpItems[index];
     }
 
     /** Local hint: largest expected reply message in bytes (0: unknown). Never encoded. */
@@ -104,19 +146,26 @@ public final class RpcCall extends RpcMessage {
     /** A copy with a different xid. */
     public RpcCall withXid(int xid) {
         return new RpcCall(xid, rpcvers, program, version, procedure, credential, verifier, authError,
-                maxDdpReplyItem, maxReplySize);
+                replyDdpItems, maxReplySize);
     }
 
-    /** A copy carrying the two local reply hints. */
+    /** A copy carrying the two local reply hints, with at most one DDP-eligible reply item (0: none). */
     public RpcCall withReplyHints(int maxDdpReplyItem, int maxReplySize) {
         return new RpcCall(xid(), rpcvers, program, version, procedure, credential, verifier, authError,
                 maxDdpReplyItem, maxReplySize);
+    }
+
+    /** A copy carrying the local reply hints: one size per DDP-eligible reply item (copied) and the reply size. */
+    public RpcCall withReplyHints(int[] replyDdpItems, int maxReplySize) {
+        return new RpcCall(xid(), rpcvers, program, version, procedure, credential, verifier, authError,
+                replyDdpItems, maxReplySize);
     }
 
     @Override
     public String toString() {
         return "RpcCall(xid=" + Integer.toUnsignedString(xid()) + ", rpcvers=" + rpcvers + ", prog="
                 + Integer.toUnsignedString(program) + ", vers=" + version + ", proc=" + procedure + ", cred="
-                + credential + (authError != null ? ", authError=" + authError : "") + ')';
+                + credential + (authError != null ? ", authError=" + authError : "")
+                + (replyDdpItems.length > 0 ? ", replyDdpItems=" + Arrays.toString(replyDdpItems) : "") + ')';
     }
 }

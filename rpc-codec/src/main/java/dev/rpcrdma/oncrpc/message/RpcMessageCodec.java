@@ -27,7 +27,9 @@ public final class RpcMessageCodec {
 
     /**
      * Decodes one RPC message. Takes ownership of {@code record} and of every buffer in {@code placed} (the data
-     * of DDP-eligible items already placed by an RDMA transport, in stream order; empty over TCP): they belong to
+     * of DDP-eligible items already placed by an RDMA transport: one slot per item in stream order, an empty buffer
+     * for an item that was not placed and is inline, see {@link XdrReader#readDdpOpaque(int)}; empty over TCP):
+     * they belong to
      * the returned message, or are released here if decoding fails.
      *
      * @throws XdrException the header cannot be decoded (truncated, unknown msg_type / reply_stat /

@@ -35,8 +35,9 @@ public final class XdrReader {
     }
 
     /**
-     * A reader over inline XDR plus placed DDP data, in the order the items appear in the stream.
-     * The deque is consumed by {@link #readDdpOpaque(int)}.
+     * A reader over inline XDR plus placed DDP data: one slot per DDP-eligible item, in the order the items appear
+     * in the stream, an empty buffer for an item that was not placed (see {@link #readDdpOpaque(int)}). The deque
+     * is consumed by {@link #readDdpOpaque(int)}.
      */
     public XdrReader(ByteBuf in, Deque<ByteBuf> placed) {
         this.in = ObjectUtil.checkNotNull(in, "in");
@@ -182,16 +183,24 @@ public final class XdrReader {
 
     /**
      * RFC 8166 §3.4: reads a DDP-eligible variable-length opaque of at most {@code max} bytes. The length word
-     * is always inline. If placed data is pending, the next placed buffer is the item's data (its length must
-     * match the length word; no pad follows inline, RFC 8166 §3.4.6); otherwise the data and pad are inline.
-     * Returns a buffer the caller releases (a placed buffer's ownership passes to the caller).
+     * is always inline. Each call takes the next <em>placement slot</em>, if any: a non-empty placed buffer is the
+     * item's data (its length must match the length word; no pad follows inline, RFC 8166 §3.4.6); an empty placed
+     * buffer means nothing was placed for this item and its data and pad are inline; with no slot left the item is
+     * inline too. Returns a buffer the caller releases (a placed buffer's ownership passes to the caller).
      *
-     * <p>Placed buffers are matched to DDP-eligible items in stream order, so an RDMA transport must place only
-     * the chunks the sender actually used (a Write chunk returned with length zero means the item is inline).
+     * <p>Slots are matched to DDP-eligible items by position, as Write chunks are to result items (RFC 8166
+     * §4.3.2.1): an RDMA transport passes one slot per returned Write chunk, in Write list order, empty for a chunk
+     * returned empty or unused (zero length: RFC 8166 §3.4.6, §4.3.2.2, §4.3.2.3), so the item that chunk stood for
+     * is read inline and the following items still meet their own chunks.
      */
     public ByteBuf readDdpOpaque(int max) throws XdrException {
         ByteBuf data = placed.peekFirst();
         if (data == null) {
+            return readOpaqueSlice(max);
+        }
+        if (!data.isReadable()) {
+            // Nothing placed for this item: it is inline (a zero-length item reads the same either way).
+            placed.pollFirst().release();
             return readOpaqueSlice(max);
         }
         long length = readUnsignedInt();

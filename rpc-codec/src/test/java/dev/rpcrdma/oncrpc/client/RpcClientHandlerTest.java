@@ -4,6 +4,7 @@ import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.RpcWire;
 import dev.rpcrdma.oncrpc.message.AcceptStat;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.OpaqueAuth;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
@@ -14,20 +15,27 @@ import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.ReferenceCountUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -156,5 +164,64 @@ class RpcClientHandlerTest {
     void truncatedReplyRecordIsDropped() {
         ch.writeInbound(RpcWire.record(Unpooled.buffer().writeInt(5).writeInt(1)));
         assertEquals(1, stats.malformedMessages());
+    }
+
+    @Test
+    void aTransportFailureEventFailsOnlyThatCallWithItsOwnCause() throws Exception {
+        CompletableFuture<Void> a = client.callNull(100, 1);
+        CompletableFuture<Integer> b = client.call(100, 1, 1, client.newPayload(), r -> r.readInt());
+        int xidA = sentCall().xid();
+        int xidB = sentCall().xid();
+        IOException typed = new IOException("the transport's own typed failure of this call");
+        // Fired by a handler below the client that knows nothing of it (the first handler of the pipeline).
+        ch.pipeline().firstContext().fireUserEventTriggered(new RpcCallFailedEvent(xidA, typed));
+        assertSame(typed, cause(a), "the cause itself, not wrapped");
+        assertEquals(1, client.handler().pendingCalls());
+        assertFalse(b.isDone());
+        // An event for a call no longer pending (answered, timed out) is ignored.
+        ch.pipeline().firstContext().fireUserEventTriggered(new RpcCallFailedEvent(xidA, typed));
+        assertTrue(ch.isOpen());
+        XdrPayload results = client.newPayload();
+        results.writer().writeInt(7);
+        receive(RpcReply.success(xidB), results);
+        assertEquals(7, b.get(1, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aCallWhoseWriteFailedReportsAConnectionFailureWithTheTransportCause() throws Exception {
+        IOException linkDown = new IOException("link down");
+        ch.pipeline().addFirst(new ChannelOutboundHandlerAdapter() {
+            @Override
+            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                ReferenceCountUtil.release(msg);
+                promise.setFailure(linkDown);
+            }
+        });
+        CompletableFuture<Void> f = client.callNull(100, 1);
+        RpcConnectionClosedException e = assertInstanceOf(RpcConnectionClosedException.class, cause(f));
+        assertSame(linkDown, e.getCause());
+        assertEquals(0, client.handler().pendingCalls());
+    }
+
+    @Test
+    void severalDdpReplyItemHintsReachTheCallAndSingleItemHintsStillWork() throws Exception {
+        int[] sizes = {0, 65536, 100};
+        CallOptions options = CallOptions.DEFAULT.withReplyDdpItems(sizes).withMaxReplySize(9000);
+        sizes[1] = 1;
+        assertArrayEquals(new int[] {0, 65536, 100}, options.replyDdpItems(), "copied");
+        assertEquals(65536, options.maxDdpReplyItem());
+        assertEquals(9000, options.maxReplySize());
+        assertThrows(IllegalArgumentException.class, () -> CallOptions.DEFAULT.withReplyDdpItems(10, -1));
+        assertArrayEquals(new int[] {4096}, CallOptions.DEFAULT.withReplyHints(4096, 0).replyDdpItems());
+        assertArrayEquals(new int[0], options.withReplyHints(0, 100).replyDdpItems());
+        RpcCall call = new RpcCall(1, 100, 1, 0, OpaqueAuth.NONE).withReplyHints(options.replyDdpItems(), 9000);
+        assertArrayEquals(new int[] {0, 65536, 100}, call.replyDdpItems());
+        assertEquals(3, call.replyDdpItemCount());
+        assertEquals(100, call.replyDdpItem(2));
+        assertEquals(65536, call.maxDdpReplyItem());
+        RpcCall single = call.withReplyHints(4096, 5000);
+        assertArrayEquals(new int[] {4096}, single.replyDdpItems());
+        assertEquals(4096, single.maxDdpReplyItem());
+        assertArrayEquals(new int[] {0, 65536, 100}, call.withXid(2).replyDdpItems(), "withXid keeps them");
     }
 }

@@ -1,16 +1,19 @@
 package dev.rpcrdma.oncrpc.xdr;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -178,6 +181,50 @@ class XdrReaderTest {
         } finally {
             inline.release();
             placedData.release();
+        }
+    }
+
+    @Test
+    void ddpSlotsMatchItemsByPositionAndAnEmptySlotMeansInline() throws XdrException {
+        // RFC 8166 §4.3.2: Write chunk i holds DDP item i; a chunk returned empty/unused (zero length) placed
+        // nothing, so its item is inline and the next item still meets its own chunk.
+        ByteBuf inline = Unpooled.buffer();
+        new XdrWriter(inline).writeOpaque(new byte[] {9, 8, 7}) // item 0 inline (empty slot), padded
+                .writeInt(5)                                       // item 1 placed: length word only
+                .writeOpaque(new byte[] {6, 6})                    // item 2 inline (no slot left)
+                .writeInt(42);
+        ByteBuf placedData = Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5});
+        ByteBuf empty = Unpooled.directBuffer(0);
+        Deque<ByteBuf> placed = new ArrayDeque<>(List.of(empty, placedData));
+        XdrReader in = new XdrReader(inline, placed);
+        ByteBuf a = in.readDdpOpaque(100);
+        ByteBuf b = in.readDdpOpaque(100);
+        ByteBuf c = in.readDdpOpaque(100);
+        try {
+            assertArrayEquals(new byte[] {9, 8, 7}, ByteBufUtil.getBytes(a));
+            assertSame(placedData, b);
+            assertArrayEquals(new byte[] {6, 6}, ByteBufUtil.getBytes(c));
+            assertEquals(42, in.readInt());
+            assertEquals(0, in.pendingPlacedItems());
+            assertEquals(0, empty.refCnt(), "the empty slot was released when taken");
+        } finally {
+            a.release();
+            b.release();
+            c.release();
+            inline.release();
+        }
+    }
+
+    @Test
+    void anEmptySlotWhoseItemIsNotInlineIsRefused() {
+        // A responder that returned a chunk unused but left the data out of the inline stream.
+        ByteBuf inline = Unpooled.buffer().writeInt(1000).writeInt(7);
+        Deque<ByteBuf> placed = new ArrayDeque<>(List.of(Unpooled.EMPTY_BUFFER));
+        try {
+            XdrReader in = new XdrReader(inline, placed);
+            assertThrows(XdrException.class, () -> in.readDdpOpaque(4096));
+        } finally {
+            inline.release();
         }
     }
 }
