@@ -6,14 +6,16 @@ import io.netty.util.internal.ObjectUtil;
  * Base of the protocol constant value classes ({@link MsgType}, {@link ReplyStat}, {@link AcceptStat},
  * {@link RejectStat}, {@link AuthStat}, {@link AuthFlavor}), in the style of Netty codec-dns's
  * {@code DnsRecordType}: a wire value and a name; two constants of the same class are equal when their values
- * are, so values received from a peer that have no name are still representable.
+ * are, so values received from a peer that have no name are still representable. Protocols layered on ONC RPC
+ * (e.g. the RPC-over-RDMA transport header's {@code rdma_proc}) extend it for their own constants.
  */
 public abstract class RpcConstant implements Comparable<RpcConstant> {
 
     private final int intValue;
     private final String name;
 
-    RpcConstant(int intValue, String name) {
+    /** A constant with the given wire value and spec name. */
+    protected RpcConstant(int intValue, String name) {
         this.intValue = intValue;
         this.name = ObjectUtil.checkNotNull(name, "name");
     }
@@ -23,7 +25,7 @@ public abstract class RpcConstant implements Comparable<RpcConstant> {
         return intValue;
     }
 
-    /** The name used by RFC 5531 (or {@code UNKNOWN(n)}). */
+    /** The name the specification uses (or {@code UNKNOWN(n)}). */
     public final String name() {
         return name;
     }

@@ -1,12 +1,14 @@
 package dev.rpcrdma.handlers.header;
 
+import dev.rpcrdma.oncrpc.message.RpcConstant;
+
 /**
  * The {@code rdma_proc} discriminant of an RPC-over-RDMA Version 1 transport header (RFC 8166 §4.2.4).
  *
  * <p>A value class in the style of Netty's codec-dns constants: the five procedures of the protocol are
  * constants; an unknown value received from a peer is still representable so that it can be reported.
  */
-public final class RdmaProcedure implements Comparable<RdmaProcedure> {
+public final class RdmaProcedure extends RpcConstant {
 
     /** RPC message follows the transport header inline (RFC 8166 §4.2.4). */
     public static final RdmaProcedure RDMA_MSG = new RdmaProcedure(0, "RDMA_MSG");
@@ -19,12 +21,8 @@ public final class RdmaProcedure implements Comparable<RdmaProcedure> {
     /** Transport-level error reply (RFC 8166 §4.5). */
     public static final RdmaProcedure RDMA_ERROR = new RdmaProcedure(4, "RDMA_ERROR");
 
-    private final int value;
-    private final String name;
-
     private RdmaProcedure(int value, String name) {
-        this.value = value;
-        this.name = name;
+        super(value, name);
     }
 
     /** Returns the constant for {@code value}, or a new instance named {@code UNKNOWN(value)}. */
@@ -37,30 +35,5 @@ public final class RdmaProcedure implements Comparable<RdmaProcedure> {
             case 4: return RDMA_ERROR;
             default: return new RdmaProcedure(value, "UNKNOWN(" + Integer.toUnsignedString(value) + ')');
         }
-    }
-
-    /** The on-the-wire value. */
-    public int intValue() {
-        return value;
-    }
-
-    @Override
-    public int compareTo(RdmaProcedure o) {
-        return Integer.compare(value, o.value);
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof RdmaProcedure && ((RdmaProcedure) o).value == value;
-    }
-
-    @Override
-    public int hashCode() {
-        return value;
-    }
-
-    @Override
-    public String toString() {
-        return name;
     }
 }
