@@ -6,7 +6,8 @@ import java.io.IOException;
 
 /**
  * The responder answered an RPC with RDMA_ERROR (RFC 8166 §4.5): a permanent failure of that RPC. Carries the error
- * code and, for ERR_VERS, the version range the responder supports.
+ * code and, for ERR_VERS, the version range the responder supports. {@code RpcClient.call(...)} completes
+ * exceptionally with this exception itself.
  */
 public final class RpcRdmaErrorException extends IOException {
 
@@ -17,6 +18,7 @@ public final class RpcRdmaErrorException extends IOException {
     private final int lowVersion;
     private final int highVersion;
 
+    /** RDMA_ERROR {@code code} for {@code xid}; the version range is meaningful for ERR_VERS only. */
     public RpcRdmaErrorException(int xid, RdmaErrorCode code, int lowVersion, int highVersion) {
         super("RDMA_ERROR " + code + (RdmaErrorCode.ERR_VERS.equals(code) ? " (supported versions " + lowVersion
                 + ".." + highVersion + ")" : "") + " for xid " + Integer.toUnsignedString(xid));
@@ -26,6 +28,7 @@ public final class RpcRdmaErrorException extends IOException {
         this.highVersion = highVersion;
     }
 
+    /** The xid of the failed RPC. */
     public int xid() {
         return xid;
     }

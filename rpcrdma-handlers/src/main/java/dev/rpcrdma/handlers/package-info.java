@@ -15,8 +15,10 @@
  *   <li>{@code header}: the transport header (RFC 8166 §4.1) as values, its bounded decoder and its encoder;</li>
  *   <li>{@code negotiation}: RFC 8797 CM private data and the inline thresholds it yields;</li>
  *   <li>{@code credits}: requester and responder credit accounting (RFC 8166 §3.3.1);</li>
- *   <li>{@code requester}: chunk reduction of calls, provisioning of Write/Reply chunks, memory exposure and
- *       invalidation, reply checking;</li>
+ *   <li>{@code requester}: chunk reduction of calls, provisioning of Write chunks (one per expected DDP-eligible
+ *       result item, RFC 8166 §4.3.2) and a Reply chunk, memory exposure and invalidation, reply checking; an
+ *       RDMA_ERROR fails its RPC with {@link dev.rpcrdma.handlers.RpcRdmaErrorException} through rpc-codec's
+ *       {@code RpcCallFailedEvent};</li>
  *   <li>{@code responder}: header checking and RDMA_ERROR answers, Read chunk pulling and reassembly, Write chunk
  *       and Reply chunk filling, Send With Invalidate.</li>
  * </ul>

@@ -197,8 +197,9 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
             }
             try {
                 future.complete(decoder.decode(message.body()));
-            } catch (XdrException | RuntimeException e) {
-                future.completeExceptionally(e);
+            } catch (Throwable t) {
+                // Whatever the decoder throws (XdrException, a bug, an assertion) ends this call, never hangs it.
+                future.completeExceptionally(t);
             }
         }
     }

@@ -224,4 +224,15 @@ class RpcClientHandlerTest {
         assertEquals(4096, single.maxDdpReplyItem());
         assertArrayEquals(new int[] {0, 65536, 100}, call.withXid(2).replyDdpItems(), "withXid keeps them");
     }
+
+    @Test
+    void aDecoderThatThrowsAnErrorFailsTheCallInsteadOfLeavingItPending() throws Exception {
+        AssertionError bug = new AssertionError("decoder bug");
+        CompletableFuture<Integer> f = client.call(100, 1, 1, client.newPayload(), r -> {
+            throw bug;
+        });
+        receive(RpcReply.success(sentCall().xid()), client.newPayload());
+        assertSame(bug, cause(f));
+        assertTrue(ch.isOpen());
+    }
 }

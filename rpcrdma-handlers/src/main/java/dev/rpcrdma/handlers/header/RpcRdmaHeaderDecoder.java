@@ -146,7 +146,8 @@ public final class RpcRdmaHeaderDecoder {
                 throw RpcRdmaHeaderException.errChunk(xid, "write list has more than " + limits.maxWriteChunks()
                         + " chunks");
             }
-            WriteChunk chunk = decodeChunk(in, xid, "write chunk");
+            // RFC 8166 §3.4.6, §4.3.2.3: an empty Write chunk (no segments) asks for its item inline.
+            WriteChunk chunk = decodeChunk(in, xid, "write chunk", true);
             if (writes == null) {
                 writes = new ArrayList<>(2);
             }
@@ -156,15 +157,16 @@ public final class RpcRdmaHeaderDecoder {
     }
 
     private WriteChunk decodeOptionalChunk(ByteBuf in, int xid, String what) throws RpcRdmaHeaderException {
-        return discriminator(in, xid, what) ? decodeChunk(in, xid, what) : null;
+        return discriminator(in, xid, what) ? decodeChunk(in, xid, what, false) : null;
     }
 
-    private WriteChunk decodeChunk(ByteBuf in, int xid, String what) throws RpcRdmaHeaderException {
+    private WriteChunk decodeChunk(ByteBuf in, int xid, String what, boolean mayBeEmpty)
+            throws RpcRdmaHeaderException {
         if (in.readableBytes() < 4) {
             throw RpcRdmaHeaderException.errChunk(xid, what + " runs past the end of the header");
         }
         long segcount = in.readUnsignedInt();
-        if (segcount == 0) {
+        if (segcount == 0 && !mayBeEmpty) {
             throw RpcRdmaHeaderException.errChunk(xid, what + " has no segments");
         }
         if (segcount > limits.maxSegmentsPerChunk()) {

@@ -18,6 +18,7 @@ import dev.rpcrdma.handlers.header.WriteChunk;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
 import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.RpcCallFailedEvent;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
@@ -27,6 +28,7 @@ import dev.rpcrdma.oncrpc.xdr.DdpItem;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
@@ -51,13 +53,18 @@ import java.util.Map;
  * outstanding than the last grant; the rest queue here, and the channel is not writable while they do), then is
  * reduced to fit the client-to-server inline threshold: sent whole inline (RDMA_MSG); else with its DDP-eligible
  * items moved into Read chunks at their XDR positions, without XDR pad (RFC 8166 §3.4.5.2); else as a Long Call
- * (the whole message in a position-zero Read chunk, RDMA_NOMSG). A Write chunk is provisioned for a DDP-eligible
- * result ({@code RpcCall.maxDdpReplyItem()}) and a Reply chunk when the reply may exceed the server-to-client
- * threshold ({@code RpcCall.maxReplySize()}). The call's memory is exposed per {@link CallExposure}.
+ * (the whole message in a position-zero Read chunk, RDMA_NOMSG). One Write chunk is provisioned per expected
+ * DDP-eligible result item, in order ({@code RpcCall.replyDdpItems()}, RFC 8166 §4.3.2.1; an item hinted 0 gets an
+ * empty Write chunk so it comes back inline, RFC 8166 §4.3.2.3), and a Reply chunk when the reply may exceed the
+ * server-to-client threshold ({@code RpcCall.maxReplySize()}); both may be present together. The call's memory is
+ * exposed per {@link CallExposure}.
  *
  * <p>The write promise of a call completes when the RPC-over-RDMA transaction does: successfully when its reply
  * arrived (its memory no longer exposed), or with {@link RpcRdmaErrorException} when the responder answered
- * RDMA_ERROR (RFC 8166 §4.5; {@code RpcClient} then fails the call with that exception as the cause).
+ * RDMA_ERROR (RFC 8166 §4.5). In that case an {@link RpcCallFailedEvent} carrying the same exception is fired up
+ * the pipeline first, so {@code RpcClient} fails the call with the {@link RpcRdmaErrorException} itself. A call
+ * the RPC layer gave up on (timeout) keeps its credit and its exposure until its reply or RDMA_ERROR arrives, or
+ * the connection closes: the responder may still use its chunks.
  *
  * <p>Inbound: replies whose transport header is malformed or does not fit what the call provided (a Read list, more
  * Write chunks, longer segments, foreign handles, xid mismatch) are silently discarded, logged and counted
@@ -72,9 +79,6 @@ public final class RpcRdmaRequester extends ChannelDuplexHandler {
 
     /** User-defined writability bit used for "no credit": the transport uses bit 1. */
     static final int WRITABILITY_BIT = 2;
-    /** Worst-case reply header with one single-segment Write chunk. */
-    private static final int REPLY_HEADER_WITH_WRITE_CHUNK = RpcRdmaHeader.MIN_MSG_LENGTH + 4 + 4
-            + RdmaSegment.ENCODED_LENGTH;
 
     private final RpcRdmaConfig config;
     private final RpcRdmaPrivateData local;
@@ -234,23 +238,44 @@ public final class RpcRdmaRequester extends ChannelDuplexHandler {
             throws IOException {
         boolean rdma = ctx.channel() instanceof RdmaChannel;
         int sendThreshold = thresholds.sendThreshold();
-        int ddp = rdma ? call.maxDdpReplyItem() : 0;
+        // RFC 8166 §4.3.2.1: one Write chunk per expected DDP-eligible result item, in order. Trailing items hinted 0
+        // need no chunk (items beyond the Write list are inline); earlier ones get an empty chunk (§4.3.2.3).
+        int chunks = rdma ? call.replyDdpItemCount() : 0;
+        while (chunks > 0 && call.replyDdpItem(chunks - 1) == 0) {
+            chunks--;
+        }
+        long ddpBytes = 0;
+        int replyHeader = RpcRdmaHeader.MIN_MSG_LENGTH;
+        for (int i = 0; i < chunks; i++) {
+            ddpBytes += call.replyDdpItem(i);
+            replyHeader += 4 + (call.replyDdpItem(i) > 0 ? 4 + RdmaSegment.ENCODED_LENGTH : 4);
+        }
         int maxReply = call.maxReplySize();
-        boolean replyChunk = rdma && maxReply > 0
-                && (long) REPLY_HEADER_WITH_WRITE_CHUNK + maxReply > thresholds.receiveThreshold();
+        // The reply's header returns the same Write list (RFC 8166 §3.4.6), so it counts against the threshold.
+        boolean replyChunk = rdma && maxReply > 0 && (long) replyHeader + maxReply > thresholds.receiveThreshold();
+        if (ddpBytes + (replyChunk ? maxReply : 0) > Integer.MAX_VALUE - 8) {
+            throw new IOException("reply hints of " + ddpBytes + " + " + maxReply + " bytes are too large");
+        }
         // Write and Reply chunks share one region exposed for remote write only.
-        if (ddp > 0 || replyChunk) {
-            ByteBuf region = ctx.alloc().directBuffer(ddp + (replyChunk ? maxReply : 0));
+        if (ddpBytes > 0 || replyChunk) {
+            ByteBuf region = ctx.alloc().directBuffer((int) ddpBytes + (replyChunk ? maxReply : 0));
             region.writeZero(region.capacity());
             rpc.exposure.write = CallExposure.expose(ctx, region, AccessFlags.REMOTE_WRITE);
             CallExposure.Region w = rpc.exposure.write;
-            if (ddp > 0) {
-                rpc.writeList = List.of(WriteChunk.of(new RdmaSegment(w.rkey, ddp, w.address)));
-                rpc.writeOffsets = new int[] {0};
+            List<WriteChunk> writeList = new ArrayList<>(chunks);
+            rpc.writeOffsets = new int[chunks];
+            int offset = 0;
+            for (int i = 0; i < chunks; i++) {
+                int size = call.replyDdpItem(i);
+                writeList.add(size > 0 ? WriteChunk.of(new RdmaSegment(w.rkey, size, w.address + offset))
+                        : new WriteChunk(List.of()));
+                rpc.writeOffsets[i] = offset;
+                offset += size;
             }
+            rpc.writeList = writeList;
             if (replyChunk) {
-                rpc.replyChunk = WriteChunk.of(new RdmaSegment(w.rkey, maxReply, w.address + ddp));
-                rpc.replyOffset = ddp;
+                rpc.replyChunk = WriteChunk.of(new RdmaSegment(w.rkey, maxReply, w.address + offset));
+                rpc.replyOffset = offset;
             }
         }
         int credit = credits.maxRequests();
@@ -361,9 +386,12 @@ public final class RpcRdmaRequester extends ChannelDuplexHandler {
             rpc.exposure.finish(true, invalidated, invalidatedRkey, stats);
             logger.debug("{} RDMA_ERROR {} for xid {}", ctx.channel(), header.errorCode(),
                     Integer.toUnsignedString(rpc.xid));
-            rpc.promise.tryFailure(new RpcRdmaErrorException(rpc.xid, header.errorCode(), header.lowVersion(),
-                    header.highVersion()));
             credits.onReply(header.credits());
+            RpcRdmaErrorException error = new RpcRdmaErrorException(rpc.xid, header.errorCode(), header.lowVersion(),
+                    header.highVersion());
+            // The RPC layer fails this call with the typed exception itself; then the transaction's promise.
+            ctx.fireUserEventTriggered(new RpcCallFailedEvent(rpc.xid, error));
+            rpc.promise.tryFailure(error);
             drain(ctx);
             return;
         }
@@ -382,12 +410,16 @@ public final class RpcRdmaRequester extends ChannelDuplexHandler {
         } else {
             stream = in.retainedSlice();
         }
+        // One placement slot per Write chunk, in order (RFC 8166 §4.3.2.1): a chunk returned empty or unused
+        // placed nothing and its item is inline (§3.4.6, §4.3.2.2, §4.3.2.3).
         List<ByteBuf> placed = new ArrayList<>(header.writeList().size());
         for (int i = 0; i < header.writeList().size(); i++) {
             long used = header.writeList().get(i).totalLength();
             if (used > 0) {
                 placed.add(w.buffer.retainedSlice(rpc.writeOffsets[i], (int) used));
                 stats.recordWriteChunkUsed();
+            } else {
+                placed.add(Unpooled.EMPTY_BUFFER);
             }
         }
         // Invalidate before the data is used (RFC 8166 §3.4.5.1 / RFC 8797 §3.2).

@@ -53,9 +53,10 @@ import java.util.Map;
  * into memory registered for local write only, reassembled with their XDR pads ({@link CallReassembly}) and the
  * stream decoded by {@link RpcMessageCodec}; its XID must equal the header's.
  *
- * <p>Outbound: the {@link OutboundRpcMessage} reply of a call received here. DDP-eligible result items go, in
- * order, into the call's Write chunks with RDMA Write (a prefix of the items: the requester matches placed data to
- * items in order); unused Write chunks are returned with zero lengths (RFC 8166 §3.4.6). The rest is sent inline
+ * <p>Outbound: the {@link OutboundRpcMessage} reply of a call received here. DDP-eligible result item i goes into
+ * the call's Write chunk i with RDMA Write (RFC 8166 §4.3.2.1: the requester matches chunks to items by position);
+ * an item whose chunk is empty (RFC 8166 §4.3.2.3) or too small stays inline and that chunk comes back empty or
+ * with zero lengths, as does a chunk with no item (RFC 8166 §3.4.6, §4.3.2.2). The rest is sent inline
  * (RDMA_MSG) when it fits the server-to-client inline threshold, else written into the Reply chunk (RDMA_NOMSG,
  * Long Reply); with no or too small a Reply chunk the call is answered with ERR_CHUNK (RFC 8166 §4.5.3) and logged.
  * When both peers set the R bit and every segment of the call names one handle, the reply is a Send With
@@ -329,19 +330,26 @@ public final class RpcRdmaResponder extends ChannelDuplexHandler {
         boolean rdma = ctx.channel() instanceof RdmaChannel;
         List<DdpItem> items = payload.ddpItems();
         List<WriteChunk> writeList = call.writeList();
+        // RFC 8166 §4.3.2.1: item i into chunk i, unless that chunk is empty (§4.3.2.3) or too small.
+        int candidates = rdma ? Math.min(items.size(), writeList.size()) : 0;
+        boolean[] inChunk = new boolean[candidates];
         int placed = 0;
         long placedBytes = 0;
-        while (rdma && placed < items.size() && placed < writeList.size()
-                && items.get(placed).length() <= writeList.get(placed).totalLength()) {
-            placedBytes += items.get(placed).length() + items.get(placed).padLength();
-            placed++;
+        for (int i = 0; i < candidates; i++) {
+            WriteChunk chunk = writeList.get(i);
+            DdpItem item = items.get(i);
+            if (!chunk.segments().isEmpty() && item.length() <= chunk.totalLength()) {
+                inChunk[i] = true;
+                placed++;
+                placedBytes += item.length() + item.padLength();
+            }
         }
         int full = payload.inlineLength();
         int remainder = (int) (full - placedBytes);
         List<WriteChunk> returned = new ArrayList<>(writeList.size());
         for (int i = 0; i < writeList.size(); i++) {
             // RFC 8166 §3.4.6: every provided Write chunk comes back; unused ones with zero lengths.
-            returned.add(fill(writeList.get(i), i < placed ? items.get(i).length() : 0));
+            returned.add(fill(writeList.get(i), i < candidates && inChunk[i] ? items.get(i).length() : 0));
         }
         int grant = grant(ctx, call.credits());
         RpcRdmaHeader header = RpcRdmaHeader.msg(xid, grant, List.of(), returned, null);
@@ -374,16 +382,20 @@ public final class RpcRdmaResponder extends ChannelDuplexHandler {
         // The whole inline stream in memory registered for local access only; RDMA Writes push parts of it.
         ByteBuf region = ctx.alloc().directBuffer(full + (nomsg ? remainder : 0));
         payload.writeInline(region);
+        // The inline stream without the placed items' data and pad: placed + 1 ranges.
         int[] ranges = new int[2 * (placed + 1)];
         int cursor = 0;
-        for (int i = 0; i < placed; i++) {
-            DdpItem item = items.get(i);
-            ranges[2 * i] = cursor;
-            ranges[2 * i + 1] = item.position();
-            cursor = item.position() + item.length() + item.padLength();
+        int r = 0;
+        for (int i = 0; i < candidates; i++) {
+            if (inChunk[i]) {
+                DdpItem item = items.get(i);
+                ranges[r++] = cursor;
+                ranges[r++] = item.position();
+                cursor = item.position() + item.length() + item.padLength();
+            }
         }
-        ranges[2 * placed] = cursor;
-        ranges[2 * placed + 1] = full;
+        ranges[r++] = cursor;
+        ranges[r] = full;
         if (nomsg) {
             for (int i = 0; i < ranges.length; i += 2) {
                 region.writeBytes(region, ranges[i], ranges[i + 1] - ranges[i]);
@@ -396,10 +408,12 @@ public final class RpcRdmaResponder extends ChannelDuplexHandler {
             region.release();
             throw e;
         }
-        for (int i = 0; i < placed; i++) {
-            DdpItem item = items.get(i);
-            writeInto(ctx, memory, item.position(), item.length(), writeList.get(i));
-            stats.recordWriteChunkUsed();
+        for (int i = 0; i < candidates; i++) {
+            if (inChunk[i]) {
+                DdpItem item = items.get(i);
+                writeInto(ctx, memory, item.position(), item.length(), writeList.get(i));
+                stats.recordWriteChunkUsed();
+            }
         }
         ByteBuf send;
         if (nomsg) {

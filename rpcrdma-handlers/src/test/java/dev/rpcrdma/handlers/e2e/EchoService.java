@@ -27,6 +27,8 @@ final class EchoService {
     static final int SUM2 = 7;
     /** int n1, int n2 in; returns two DDP opaques of n1 and n2 pattern bytes. */
     static final int TWO = 8;
+    /** int n1, int n2, int n3 in; returns three DDP opaques of n1, n2 and n3 pattern bytes. */
+    static final int THREE = 9;
     static final int MAX = 4 << 20;
 
     private EchoService() {
@@ -113,6 +115,16 @@ final class EchoService {
                     XdrPayload results = call.newPayload();
                     results.writeDdpOpaque(call.alloc().buffer(n1).writeBytes(pattern(n1, 1)));
                     results.writeDdpOpaque(call.alloc().buffer(n2).writeBytes(pattern(n2, 2)));
+                    call.replySuccess(results);
+                })
+                .register(PROG, VERS, THREE, (call, args) -> {
+                    int n1 = args.readInt();
+                    int n2 = args.readInt();
+                    int n3 = args.readInt();
+                    XdrPayload results = call.newPayload();
+                    results.writeDdpOpaque(call.alloc().buffer(n1).writeBytes(pattern(n1, 1)));
+                    results.writeDdpOpaque(call.alloc().buffer(n2).writeBytes(pattern(n2, 2)));
+                    results.writeDdpOpaque(call.alloc().buffer(n3).writeBytes(pattern(n3, 3)));
                     call.replySuccess(results);
                 })
                 .register(PROG, VERS, BOTH, (call, args) -> {

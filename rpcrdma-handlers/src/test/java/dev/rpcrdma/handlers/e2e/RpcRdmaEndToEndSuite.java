@@ -362,16 +362,69 @@ abstract class RpcRdmaEndToEndSuite {
         start();
         ExecutionException e = assertThrows(ExecutionException.class, () -> get(fill(PLAIN_FILL, 20000,
                 CallOptions.DEFAULT)));
-        Throwable t = e.getCause();
-        while (t != null && !(t instanceof RpcRdmaErrorException)) {
-            t = t.getCause();
-        }
-        RpcRdmaErrorException err = assertInstanceOf(RpcRdmaErrorException.class, t, e.toString());
+        // RFC 8166 §4.5: the call fails with the typed exception itself, not a wrapped connection failure.
+        RpcRdmaErrorException err = assertInstanceOf(RpcRdmaErrorException.class, e.getCause(), e.toString());
         assertEquals(RdmaErrorCode.ERR_CHUNK, err.code());
+        assertEquals(0, requester().outstandingCalls(), "the credit came back");
         assertEquals(1, serverStats.errorsSent());
         assertEquals(1, clientStats.errorsReceived());
         // The connection still works.
         assertArrayEquals(pattern(10, 10), get(fill(FILL, 10, CallOptions.DEFAULT)));
+    }
+
+    // ------------------------------------------------------------------ several Write chunks
+
+    static Stream<Arguments> severalWriteChunks() {
+        // name, item sizes (TWO or THREE), per-item hints (0: empty Write chunk, item inline), largest reply
+        // (0: no Reply chunk), Write chunks the responder uses, Long Reply expected.
+        return Stream.of(
+                Arguments.of("two: small inline (empty chunk), large placed", new int[] {200, 100001},
+                        new int[] {0, 100001}, 0, 1, false),
+                Arguments.of("two: both placed", new int[] {5003, 100001}, new int[] {5003, 100001}, 0, 2, false),
+                Arguments.of("two: first chunk too small comes back unused, second placed", new int[] {1001, 70001},
+                        new int[] {100, 70001}, 0, 1, false),
+                Arguments.of("two: small inline + large placed, with a Reply chunk", new int[] {9001, 50001},
+                        new int[] {0, 50001}, 9600, 1, true),
+                Arguments.of("three: small inline, two large placed", new int[] {301, 70001, 30003},
+                        new int[] {0, 70001, 40000}, 0, 2, false),
+                Arguments.of("three: all placed, a fourth chunk unused", new int[] {1, 65536, 4097},
+                        new int[] {16, 65536, 8192, 1000}, 0, 3, false),
+                Arguments.of("three: large inline item via a Reply chunk, two placed", new int[] {20001, 70001, 7},
+                        new int[] {0, 70001, 4096}, 21000, 2, true),
+                Arguments.of("three: zero-length item placed in its chunk, Reply chunk", new int[] {0, 40000, 12000},
+                        new int[] {64, 40000, 0}, 12600, 2, true));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("severalWriteChunks")
+    void severalWriteChunksFromTheRequesterAreByteExact(String name, int[] sizes, int[] hints, int maxReply,
+                                                       int chunksUsed, boolean longReply) throws Exception {
+        start();
+        XdrPayload args = client.newPayload();
+        for (int n : sizes) {
+            args.writer().writeInt(n);
+        }
+        CallOptions options = CallOptions.DEFAULT.withReplyDdpItems(hints).withMaxReplySize(maxReply);
+        byte[][] got = get(client.call(PROG, VERS, sizes.length == 2 ? EchoService.TWO : EchoService.THREE, args,
+                r -> {
+                    byte[][] items = new byte[sizes.length][];
+                    for (int i = 0; i < sizes.length; i++) {
+                        ByteBuf b = r.readDdpOpaque(EchoService.MAX);
+                        items[i] = new byte[b.readableBytes()];
+                        b.getBytes(b.readerIndex(), items[i]);
+                        b.release();
+                    }
+                    assertEquals(0, r.readableBytes(), "nothing left inline");
+                    return items;
+                }, options));
+        for (int i = 0; i < sizes.length; i++) {
+            assertArrayEquals(pattern(sizes[i], i + 1), got[i], "item " + i);
+        }
+        assertEquals(chunksUsed, serverStats.writeChunksUsed(), "Write chunks the responder filled");
+        assertEquals(sizes[0] == 0 ? chunksUsed - 1 : chunksUsed, clientStats.writeChunksUsed(),
+                "chunks returned with data (a zero-length item's chunk comes back with zero length)");
+        assertEquals(longReply ? 1 : 0, serverStats.longReplies(), "Long Reply through the Reply chunk");
+        assertEquals(0, serverStats.errorsSent() + clientStats.discardedMessages());
     }
 
     // ------------------------------------------------------------------ a hand-written peer
@@ -461,6 +514,46 @@ abstract class RpcRdmaEndToEndSuite {
         assertTrue(late.await(TIMEOUT, TimeUnit.SECONDS));
         assertEquals(WcStatus.REM_ACCESS_ERR, assertInstanceOf(RdmaWorkRequestException.class, late.cause())
                 .status());
+    }
+
+    <T> T onClientLoop(java.util.concurrent.Callable<T> task) throws Exception {
+        return client.channel().eventLoop().submit(task).get(TIMEOUT, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aTimedOutCallKeepsItsCreditAndExposureUntilItsLateReply() throws Exception {
+        CompletableFuture<Void> answerNow = new CompletableFuture<>();
+        CompletableFuture<ChannelFuture> lateWrite = new CompletableFuture<>();
+        startRogue((ctx, call) -> {
+            answerNow.thenRun(() -> ctx.executor().execute(() -> {
+                RdmaSegment s = call.writeList().get(0).segments().get(0);
+                RdmaMemory m = ((RogueResponder) ctx.handler()).memory.join();
+                // After the RPC layer gave up, the chunk must still be exposed (its memory not reused).
+                lateWrite.complete(ctx.write(new RdmaWrite(m, 0, 16, s.offset(), s.handle())));
+                ctx.writeAndFlush(reply(ctx, RpcRdmaHeader.msg(call.xid(), 8, List.of(),
+                        List.of(WriteChunk.of(new RdmaSegment(s.handle(), 16, s.offset()))), null), 16));
+            }));
+            return null;
+        });
+        ExecutionException e = assertThrows(ExecutionException.class, () -> get(fill(FILL, 16,
+                hints(4096, 0).withTimeout(Duration.ofMillis(300)))));
+        assertInstanceOf(RpcTimeoutException.class, e.getCause());
+        assertEquals(1, (int) onClientLoop(() -> requester().outstandingCalls()), "the credit stays consumed");
+        assertEquals(0, clientStats.localInvalidations() + clientStats.remoteInvalidations(),
+                "the Write chunk stays exposed: the responder may still write into it");
+        answerNow.complete(null);
+        ChannelFuture write = lateWrite.get(TIMEOUT, TimeUnit.SECONDS);
+        assertTrue(write.await(TIMEOUT, TimeUnit.SECONDS));
+        assertTrue(write.isSuccess(), "the late RDMA Write into the timed-out call's chunk: " + write.cause());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT);
+        while (onClientLoop(() -> requester().outstandingCalls()) != 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(0, (int) onClientLoop(() -> requester().outstandingCalls()), "the late reply freed the credit");
+        assertEquals(1, clientStats.localInvalidations(), "and ended the exposure");
+        assertEquals(1, client.handler().stats().unknownXidReplies(), "the RPC layer dropped the late reply");
+        // The connection goes on.
+        assertTrue(client.channel().isActive());
     }
 
     @Test

@@ -171,12 +171,32 @@ class RpcRdmaHeaderCodecTest {
     }
 
     @Test
-    void zeroSegmentWriteChunkGetsErrChunk() {
+    void zeroSegmentWriteChunkIsAnEmptyWriteChunkButAZeroSegmentReplyChunkGetsErrChunk() throws Exception {
+        // RFC 8166 §3.4.6 / §4.3.2.3: an empty Write chunk (segment count 0) asks for its result item inline.
+        ByteBuf ok = Unpooled.buffer();
+        try {
+            fixed(ok, 1, 0);
+            ok.writeInt(0);
+            ok.writeInt(1).writeInt(0);                                        // write chunk 0: empty
+            ok.writeInt(1).writeInt(1).writeInt(7).writeInt(100).writeLong(64); // write chunk 1: one segment
+            ok.writeInt(0).writeInt(0);
+            RpcRdmaHeader h = decoder.decode(ok);
+            assertEquals(2, h.writeList().size());
+            assertEquals(0, h.writeList().get(0).segments().size());
+            assertEquals(0, h.writeList().get(0).totalLength());
+            assertEquals(100, h.writeList().get(1).totalLength());
+            // It encodes back to the same bytes.
+            ByteBuf again = Unpooled.buffer();
+            RpcRdmaHeaderEncoder.encode(h, again);
+            assertEquals(ok.readerIndex(0), again);
+            again.release();
+        } finally {
+            ok.release();
+        }
         RpcRdmaHeaderException e = reject(b -> {
             fixed(b, 1, 0);
-            b.writeInt(0);
-            b.writeInt(1).writeInt(0); // write chunk with segcount 0
             b.writeInt(0).writeInt(0);
+            b.writeInt(1).writeInt(0); // reply chunk with segcount 0: nowhere to write a reply
         });
         assertEquals(Action.ERR_CHUNK, e.action());
     }

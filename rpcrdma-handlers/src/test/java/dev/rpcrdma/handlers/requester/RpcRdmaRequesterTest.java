@@ -14,6 +14,11 @@ import dev.rpcrdma.handlers.header.RpcRdmaHeaderEncoder;
 import dev.rpcrdma.handlers.header.WriteChunk;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.CallOptions;
+import dev.rpcrdma.oncrpc.client.RpcClient;
+import dev.rpcrdma.oncrpc.client.RpcClientHandler;
+import dev.rpcrdma.oncrpc.client.RpcConnectionClosedException;
+import dev.rpcrdma.oncrpc.client.RpcTimeoutException;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.OpaqueAuth;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
@@ -23,12 +28,22 @@ import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.ReferenceCountUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -36,6 +51,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -238,5 +255,141 @@ class RpcRdmaRequesterTest {
         ch.close();
         assertInstanceOf(ClosedChannelException.class, first.cause());
         assertInstanceOf(ClosedChannelException.class, second.cause());
+    }
+
+    // ---- with the RPC layer on top: what RpcClient.call(...) reports ---------------------------------------
+
+    /** A requester with an {@code RpcClientHandler} above it, and below it {@code lower} (if not null). */
+    static final class WithClient implements AutoCloseable {
+        final RpcRdmaStats stats = new RpcRdmaStats();
+        final RpcStats rpcStats = new RpcStats();
+        final RpcRdmaRequester requester = new RpcRdmaRequester(RpcRdmaConfig.DEFAULT.withMaxRequests(16),
+                new InlineThresholds(1024, 1024, true), stats, rpcStats);
+        final EmbeddedChannel ch;
+        final RpcClient client;
+
+        WithClient(ChannelHandler lower) {
+            ch = new EmbeddedChannel();
+            if (lower != null) {
+                ch.pipeline().addLast(lower);
+            }
+            ch.pipeline().addLast(requester, new RpcClientHandler(rpcStats, Duration.ofSeconds(30)));
+            client = RpcClient.of(ch);
+        }
+
+        CompletableFuture<Integer> call(CallOptions options) {
+            XdrPayload args = client.newPayload();
+            args.writer().writeInt(5);
+            CompletableFuture<Integer> f = client.call(PROG, 1, 1, args, r -> r.readInt(), options);
+            ch.runPendingTasks();
+            return f;
+        }
+
+        /** The xid of the next call Send. */
+        int sent() throws Exception {
+            ByteBuf b = assertInstanceOf(ByteBuf.class, ch.readOutbound(), "a Send was written");
+            try {
+                return new RpcRdmaHeaderDecoder().decode(b).xid();
+            } finally {
+                b.release();
+            }
+        }
+
+        void receive(RpcRdmaHeader header, ByteBuf rpc) {
+            ByteBuf b = Unpooled.directBuffer();
+            RpcRdmaHeaderEncoder.encode(header, b);
+            if (rpc != null) {
+                b.writeBytes(rpc);
+                rpc.release();
+            }
+            ch.writeInbound(new RdmaReceive(b, false, 0));
+        }
+
+        @Override
+        public void close() {
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    static Throwable failure(CompletableFuture<?> f) {
+        assertTrue(f.isDone(), "the call is over");
+        return assertThrows(ExecutionException.class, () -> f.get(1, TimeUnit.SECONDS)).getCause();
+    }
+
+    @Test
+    void rdmaErrorFailsTheRpcClientCallWithTheTypedExceptionItself() throws Exception {
+        try (WithClient c = new WithClient(null)) {
+            CompletableFuture<Integer> vers = c.call(CallOptions.DEFAULT);
+            int xidVers = c.sent();
+            c.receive(RpcRdmaHeader.errVers(xidVers, 1, 4, 1, 1), null);
+            RpcRdmaErrorException e = assertInstanceOf(RpcRdmaErrorException.class, failure(vers),
+                    "RpcRdmaErrorException itself, not a wrapped connection failure");
+            assertEquals(RdmaErrorCode.ERR_VERS, e.code());
+            assertEquals(1, e.lowVersion());
+            assertEquals(1, e.highVersion());
+            assertEquals(xidVers, e.xid());
+
+            CompletableFuture<Integer> chunk = c.call(CallOptions.DEFAULT);
+            int xidChunk = c.sent();
+            c.receive(RpcRdmaHeader.errChunk(xidChunk, 4), null);
+            assertEquals(RdmaErrorCode.ERR_CHUNK, assertInstanceOf(RpcRdmaErrorException.class, failure(chunk))
+                    .code());
+            assertEquals(2, c.stats.errorsReceived());
+            assertEquals(0, c.requester.outstandingCalls());
+            assertEquals(0, c.client.handler().pendingCalls());
+            assertTrue(c.ch.isOpen(), "RDMA_ERROR fails one RPC, not the connection");
+        }
+    }
+
+    @Test
+    void aCallWhoseSendFailedReportsAConnectionFailureAndGivesItsCreditBack() throws Exception {
+        IOException linkDown = new IOException("send queue flushed");
+        try (WithClient c = new WithClient(new ChannelOutboundHandlerAdapter() {
+            @Override
+            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                ReferenceCountUtil.release(msg);
+                promise.setFailure(linkDown);
+            }
+        })) {
+            CompletableFuture<Integer> f = c.call(CallOptions.DEFAULT);
+            c.ch.flushOutbound();
+            RpcConnectionClosedException e = assertInstanceOf(RpcConnectionClosedException.class, failure(f));
+            assertSame(linkDown, e.getCause(), "the transport's reason is the cause");
+            assertEquals(0, c.requester.outstandingCalls(), "the credit of a call never sent is not held");
+            assertEquals(0, c.client.handler().pendingCalls());
+        }
+    }
+
+    @Test
+    void aTimedOutCallKeepsItsCreditUntilItsLateReplyOrRdmaError() throws Exception {
+        try (WithClient c = new WithClient(null)) {
+            CallOptions shortTimeout = CallOptions.DEFAULT.withTimeout(Duration.ofMillis(200));
+            CompletableFuture<Integer> first = c.call(shortTimeout);
+            int xid1 = c.sent();
+            // Grant 1 before the first reply (RFC 8166 §3.3.3): the second call queues behind the first.
+            CompletableFuture<Integer> second = c.call(shortTimeout);
+            assertEquals(1, c.requester.queuedCalls());
+            c.ch.advanceTimeBy(300, TimeUnit.MILLISECONDS);
+            c.ch.runScheduledPendingTasks();
+            assertInstanceOf(RpcTimeoutException.class, failure(first));
+            assertInstanceOf(RpcTimeoutException.class, failure(second), "queued, and timed out too");
+            assertEquals(1, c.requester.outstandingCalls(),
+                    "the responder may still answer (and use the chunks): the credit stays consumed");
+            assertNull(c.ch.readOutbound(), "no credit, nothing more sent");
+            // The late reply returns the credit; the RPC layer drops it as a reply to no pending call.
+            c.receive(RpcRdmaHeader.msg(xid1, 2), rpcReply(xid1));
+            assertEquals(1, c.rpcStats.unknownXidReplies());
+            int xid2 = c.sent();
+            assertEquals(1, c.requester.outstandingCalls(), "the queued call went out with the freed credit");
+            // A late RDMA_ERROR for the timed-out queued call frees its credit too and fails nothing else.
+            c.receive(RpcRdmaHeader.errChunk(xid2, 2), null);
+            assertEquals(0, c.requester.outstandingCalls());
+            assertEquals(1, c.stats.errorsReceived());
+            assertTrue(c.ch.isOpen());
+            CompletableFuture<Integer> third = c.call(CallOptions.DEFAULT);
+            int xid3 = c.sent();
+            c.receive(RpcRdmaHeader.msg(xid3, 2), rpcReply(xid3));
+            assertEquals(77, third.get(1, TimeUnit.SECONDS));
+        }
     }
 }
