@@ -557,6 +557,28 @@ abstract class RpcRdmaEndToEndSuite {
     }
 
     @Test
+    void errVersFromThePeerFailsTheCallWithItsVersionRange() throws Exception {
+        // A responder that speaks only versions 2..3 answers every call with RDMA_ERROR ERR_VERS (RFC 8166 §4.5.1).
+        startRogue((ctx, call) -> {
+            ByteBuf b = ctx.alloc().directBuffer();
+            RpcRdmaHeaderEncoder.encode(RpcRdmaHeader.errVers(call.xid(), 1, 8, 2, 3), b);
+            return b;
+        });
+        for (int i = 0; i < 2; i++) {
+            ExecutionException e = assertThrows(ExecutionException.class, () -> get(fill(FILL, 100,
+                    hints(4096, 0))));
+            RpcRdmaErrorException err = assertInstanceOf(RpcRdmaErrorException.class, e.getCause(), e.toString());
+            assertEquals(RdmaErrorCode.ERR_VERS, err.code());
+            assertEquals(2, err.lowVersion());
+            assertEquals(3, err.highVersion());
+        }
+        assertEquals(2, clientStats.errorsReceived());
+        assertEquals(2, clientStats.localInvalidations(), "each RPC's Write chunk was invalidated");
+        assertEquals(0, (int) onClientLoop(() -> requester().outstandingCalls()));
+        assertTrue(client.channel().isActive(), "RDMA_ERROR fails the RPC, not the connection");
+    }
+
+    @Test
     void aReplyWriteChunkLongerThanProvisionedIsDiscarded() throws Exception {
         startRogue((ctx, call) -> {
             RdmaSegment s = call.writeList().get(0).segments().get(0);
@@ -738,6 +760,34 @@ abstract class RpcRdmaEndToEndSuite {
             assertEquals(1201, inline[0].getInt(24));
             assertEquals(2999, inline[0].getInt(28));
             assertEquals(2, serverStats.writeChunksUsed());
+        } finally {
+            inline[0].release();
+        }
+    }
+
+    @Test
+    void anEmptyWriteChunkKeepsItsItemInlineAndTheNextItemGoesToTheNextChunk() throws Exception {
+        RdmaChannel[] c = new RdmaChannel[1];
+        RdmaMemory[] m = new RdmaMemory[1];
+        ByteBuf[] inline = new ByteBuf[1];
+        // RFC 8166 §4.3.2.3: chunk 0 is empty (segment count 0), so item 0 must come back inline and chunk 0 empty;
+        // item 1 still goes into chunk 1 (§4.3.2.1: chunks match items by position).
+        RpcRdmaHeader h = callWithChunks(EchoService.TWO, 301, 2999, List.of(new WriteChunk(List.of()),
+                WriteChunk.of(new RdmaSegment(0, 3000, 16384))), null, c, m, inline);
+        try {
+            assertEquals(RdmaProcedure.RDMA_MSG, h.procedure());
+            assertEquals(2, h.writeList().size());
+            assertEquals(0, h.writeList().get(0).segments().size(), "the empty chunk comes back empty");
+            assertEquals(2999, h.writeList().get(1).totalLength());
+            assertArrayEquals(pattern(2999, 2), at(m[0], 16384, 2999));
+            // Inline: RPC reply header (24), item 0 whole (length word, 301 bytes, 3 pad), item 1's length word.
+            assertEquals(24 + 4 + 304 + 4, inline[0].readableBytes());
+            assertEquals(301, inline[0].getInt(24));
+            byte[] first = new byte[301];
+            inline[0].getBytes(28, first);
+            assertArrayEquals(pattern(301, 1), first);
+            assertEquals(2999, inline[0].getInt(24 + 4 + 304));
+            assertEquals(1, serverStats.writeChunksUsed());
         } finally {
             inline[0].release();
         }
