@@ -7,6 +7,7 @@ import dev.rpcrdma.channel.fabric.Fabric;
 import io.netty.channel.AbstractChannel;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelMetadata;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEvent;
@@ -18,6 +19,7 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.channels.ClosedChannelException;
 
 /**
  * Common part of the RDMA channels: registration with an {@link RdmaIoHandler}, the channel's own RDMA-CM event
@@ -35,6 +37,7 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
     volatile boolean open = true;
     volatile InetSocketAddress local;
     volatile InetSocketAddress remote;
+    private boolean cmClosed;
 
     AbstractRdmaChannel(Channel parent) {
         super(parent);
@@ -90,7 +93,9 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
             registration = (IoRegistration) f.getNow();
             try {
                 fabric = registration.attachment();
-                cmEvents = fabric.createEventChannel();
+                if (cmEvents == null) { // an accepted channel brings the one its id was migrated to
+                    cmEvents = fabric.createEventChannel();
+                }
                 registration.submit(RdmaIoOps.watchCmEvents(cmEvents.fd()));
                 onRegistered();
                 promise.setSuccess();
@@ -117,22 +122,31 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
         doClose();
     }
 
-    /** Closes the CM id and event channel; called last by subclasses' {@code doClose}. */
+    /**
+     * Destroys the CM id, then its event channel (every event of the id was acked when it was read); called last by
+     * subclasses' {@code doClose}. Idempotent.
+     */
     final void closeCm() {
-        IoRegistration r = registration;
-        if (r != null && cmEvents != null) {
-            r.submit(RdmaIoOps.unwatch(cmEvents.fd()));
+        CmEventChannel events = cmEvents;
+        CmId id = cmId;
+        if (cmClosed) {
+            return;
         }
-        if (cmId != null) {
+        cmClosed = true;
+        IoRegistration r = registration;
+        if (r != null && events != null) {
+            r.submit(RdmaIoOps.unwatch(events.fd()));
+        }
+        if (id != null) {
             try {
-                cmId.close();
+                id.close();
             } catch (IOException e) {
                 logger.debug("rdma_destroy_id failed", e);
             }
         }
-        if (cmEvents != null) {
+        if (events != null) {
             try {
-                cmEvents.close();
+                events.close();
             } catch (IOException e) {
                 logger.debug("rdma_destroy_event_channel failed", e);
             }
@@ -193,6 +207,29 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
         @Override
         public void close() {
             close(voidPromise());
+        }
+
+        @Override
+        public void terminate() {
+            if (!isOpen()) {
+                return; // closed before: its resources are gone (only the deregistration task was lost)
+            }
+            boolean wasActive = isActive();
+            // doClose() on this thread: every verbs object destroyed in order, the CM id, then its event channel.
+            closeForcibly();
+            ChannelOutboundBuffer out = outboundBuffer();
+            if (out != null) {
+                ClosedChannelException closed = new ClosedChannelException();
+                out.addFlush();
+                while (out.current() != null) {
+                    out.remove(closed); // fails the promise, releases the message
+                }
+            }
+            // The pipeline runs on this thread: let handlers release what they hold.
+            if (wasActive) {
+                pipeline().fireChannelInactive();
+            }
+            pipeline().fireChannelUnregistered();
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.rpcrdma.channel;
 
 import dev.rpcrdma.channel.fabric.AccessFlags;
 import dev.rpcrdma.channel.fabric.CmEvent;
+import dev.rpcrdma.channel.fabric.CmEventChannel;
 import dev.rpcrdma.channel.fabric.CmEventType;
 import dev.rpcrdma.channel.fabric.CmId;
 import dev.rpcrdma.channel.fabric.CompletionArray;
@@ -97,6 +98,9 @@ public final class RdmaChannel extends AbstractRdmaChannel {
 
     private final List<RdmaMemory> memories = new ArrayList<>();
     private final List<RdmaMemoryWindow> windows = new ArrayList<>();
+    /** Set (holding both list locks) when closing starts: no registration may race with the PD's destruction. */
+    private boolean registrationsClosed;
+    private boolean closed;
 
     private final SendWorkRequest wr = new SendWorkRequest();
     private InFlight[] inFlight;
@@ -119,10 +123,12 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         passive = false;
     }
 
-    RdmaChannel(RdmaServerChannel parent, CmId id, byte[] requestPrivateData) {
+    /** An accepted channel: {@code id} (of the connect request) was migrated to {@code events}, now its own. */
+    RdmaChannel(RdmaServerChannel parent, CmId id, CmEventChannel events, byte[] requestPrivateData) {
         super(parent);
         passive = true;
         cmId = id;
+        cmEvents = events;
         id.context(this);
         peerPrivateData = requestPrivateData.clone();
         local = id.localAddress();
@@ -209,6 +215,9 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         long address = buffer.memoryAddress() + buffer.readerIndex();
         int length = buffer.readableBytes();
         synchronized (memories) {
+            if (registrationsClosed) {
+                throw new IllegalStateException("channel closed");
+            }
             MemoryRegion mr = e.pd.registerMemory(address, length, access | AccessFlags.LOCAL_WRITE);
             RdmaMemory m = new RdmaMemory(this, buffer.retain(), mr, address, length);
             memories.add(m);
@@ -223,6 +232,9 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             throw new IllegalStateException("no connection resources (not connected yet, or closed)");
         }
         synchronized (windows) {
+            if (registrationsClosed) {
+                throw new IllegalStateException("channel closed");
+            }
             RdmaMemoryWindow w = new RdmaMemoryWindow(this, e.pd.allocMemoryWindow());
             windows.add(w);
             return w;
@@ -317,7 +329,6 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     @Override
     void onRegistered() throws IOException {
         if (passive) {
-            cmId.migrate(cmEvents);
             setUpEndpoint();
             if (config.autoAccept()) {
                 // Runs after channelRegistered: handlers there may read peerPrivateData() and set PRIVATE_DATA.
@@ -889,6 +900,15 @@ public final class RdmaChannel extends AbstractRdmaChannel {
 
     @Override
     protected void doClose() throws Exception {
+        if (closed) {
+            return; // closeForcibly() after close(), or twice (failed registration, then the acceptor)
+        }
+        closed = true;
+        synchronized (memories) {
+            synchronized (windows) {
+                registrationsClosed = true;
+            }
+        }
         boolean wasEstablished = established;
         active = false;
         open = false;
@@ -921,9 +941,11 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         RdmaEndpoint e = ep;
         if (e != null) {
             if (drain(e)) {
-                releaseRegistrations();
                 registration.submit(RdmaIoOps.unwatch(e.compChannel.fd()));
-                e.destroy();
+                // Verbs order: QP, CQ (all its events acked), completion channel, MWs, MRs, PD; the id in closeCm.
+                e.destroyQueues();
+                releaseRegistrations();
+                e.destroyMemory();
             } else {
                 logger.error("{}: the device did not flush {} send and {} receive work requests within {} ms; "
                         + "leaking its registered memory rather than freeing it under the device", this,

@@ -112,8 +112,28 @@ final class RdmaEndpoint {
         }
     }
 
-    /** Destroys in verbs order: MRs, QP, CQ (after acking its events), completion channel, PD. */
+    /** Destroys everything in verbs order; for a partly created endpoint. */
     void destroy() {
+        destroyQueues();
+        destroyMemory();
+    }
+
+    /**
+     * Destroys the QP, then the CQ (after acking all its events: {@code ibv_destroy_cq} waits for that), then the
+     * completion channel. Only after every posted work request completed or was flushed.
+     */
+    void destroyQueues() {
+        close(qp, "QP");
+        qp = null;
+        ackEvents();
+        close(cq, "CQ");
+        cq = null;
+        close(compChannel, "completion channel");
+        compChannel = null;
+    }
+
+    /** Deregisters the slabs and releases them, then deallocates the PD; after {@link #destroyQueues()}. */
+    void destroyMemory() {
         close(receiveRegion, "receive MR");
         close(sendRegion, "send MR");
         receiveRegion = null;
@@ -126,13 +146,6 @@ final class RdmaEndpoint {
             sendSlab.release();
             sendSlab = null;
         }
-        close(qp, "QP");
-        qp = null;
-        ackEvents();
-        close(cq, "CQ");
-        cq = null;
-        close(compChannel, "completion channel");
-        compChannel = null;
         close(pd, "PD");
         pd = null;
     }

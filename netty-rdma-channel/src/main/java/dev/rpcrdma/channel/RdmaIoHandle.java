@@ -10,4 +10,10 @@ interface RdmaIoHandle extends IoHandle {
 
     /** Arms completion notification; false if the handle has no completion queue (yet). */
     boolean armCompletions();
+
+    /**
+     * The loop is terminating and no longer runs tasks: release everything now, on this (the loop) thread, without
+     * submitting anything to the executor. Idempotent.
+     */
+    void terminate();
 }

@@ -11,6 +11,7 @@ import io.netty.channel.epoll.Native;
 import io.netty.channel.unix.FileDescriptor;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.netty.util.concurrent.ThreadAwareExecutor;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
@@ -19,6 +20,7 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -33,6 +35,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * every hot queue and polls it once more — a completion that raced with the arming is found by that poll, one after
  * it signals the completion channel, so no wakeup is lost — and finally waits in {@code epoll_wait} on the
  * completion-channel fds, the RDMA-CM event-channel fds and a wakeup eventfd, until the loop's next deadline.
+ *
+ * <h2>Shutdown</h2>
+ * Channels are closed while the loop still runs tasks, so that {@code close()} completes normally (pipeline events,
+ * deregistration, close future): in {@link #prepareToDestroy()} and in a shutdown hook of the executor (which also
+ * runs when a zero quiet period ends the loop without another {@code prepareToDestroy}). What is still registered
+ * when the executor has stopped accepting tasks is torn down by {@link #destroy()} synchronously on the loop thread
+ * ({@link RdmaIoHandle#terminate()}), never through the executor.
  *
  * <h2>Wakeup</h2>
  * As {@code EpollIoHandler}: {@code nextWakeupNanos} holds the deadline while the loop may sleep and {@code AWAKE}
@@ -54,6 +63,8 @@ public final class RdmaIoHandler implements IoHandler {
     private final List<Registration> registrations = new ArrayList<>();
     private Registration[] snapshot = new Registration[0];
     private boolean snapshotStale;
+    private boolean shutdownHookAdded;
+    private boolean destroyed;
 
     private RdmaIoHandler(ThreadAwareExecutor executor, RdmaIoHandlerConfig config) {
         this.executor = ObjectUtil.checkNotNull(executor, "executor");
@@ -205,7 +216,11 @@ public final class RdmaIoHandler implements IoHandler {
         closeAll();
     }
 
+    /** Closes every channel the normal way; only while the executor still runs the tasks a close schedules. */
     private void closeAll() {
+        if (destroyed) {
+            return;
+        }
         for (Registration r : registrations.toArray(new Registration[0])) {
             try {
                 r.handle.close();
@@ -217,9 +232,20 @@ public final class RdmaIoHandler implements IoHandler {
 
     @Override
     public void destroy() {
-        // The loop may terminate without prepareToDestroy() (quiet period 0): close what is still registered so
-        // that no connection keeps device resources or registered memory.
-        closeAll();
+        if (destroyed) {
+            return;
+        }
+        destroyed = true;
+        // The executor no longer accepts tasks, so close() could not finish (its deregistration is a task). Whatever
+        // is still registered (registered after the shutdown hook ran) is torn down here, on the loop thread.
+        for (Registration r : registrations.toArray(new Registration[0])) {
+            try {
+                r.handle.terminate();
+            } catch (Throwable t) {
+                logger.warn("failed to tear down {}", r.handle, t);
+            }
+            r.cancel();
+        }
         try {
             epoll.close();
         } catch (IOException e) {
@@ -235,6 +261,12 @@ public final class RdmaIoHandler implements IoHandler {
     @Override
     public IoRegistration register(IoHandle handle) {
         RdmaIoHandle h = (RdmaIoHandle) handle;
+        if (!shutdownHookAdded && executor instanceof SingleThreadEventExecutor) {
+            // register() runs on the loop thread: the hook is added at once. It runs in confirmShutdown(), while
+            // the executor still runs tasks, even when a zero quiet period skips prepareToDestroy().
+            shutdownHookAdded = true;
+            ((SingleThreadEventExecutor) executor).addShutdownHook(this::closeAll);
+        }
         Registration r = new Registration(h);
         registrations.add(r);
         snapshotStale = true;
@@ -275,7 +307,11 @@ public final class RdmaIoHandler implements IoHandler {
         public long submit(IoOps ops) {
             RdmaIoOps o = (RdmaIoOps) ops;
             if (!executor.isExecutorThread(Thread.currentThread())) {
-                executor.execute(() -> submit(ops));
+                try {
+                    executor.execute(() -> submit(ops));
+                } catch (RejectedExecutionException e) {
+                    return -1; // the loop is gone, and its epoll set with it
+                }
                 return 0;
             }
             if (!valid) {
@@ -308,7 +344,11 @@ public final class RdmaIoHandler implements IoHandler {
                 return false;
             }
             if (!executor.isExecutorThread(Thread.currentThread())) {
-                executor.execute(this::cancel);
+                try {
+                    executor.execute(this::cancel);
+                } catch (RejectedExecutionException e) {
+                    return false; // destroy() cancels what is left on the loop thread
+                }
                 return true;
             }
             valid = false;

@@ -1,6 +1,7 @@
 package dev.rpcrdma.channel;
 
 import dev.rpcrdma.channel.fabric.CmEvent;
+import dev.rpcrdma.channel.fabric.CmEventChannel;
 import dev.rpcrdma.channel.fabric.CmEventType;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPipeline;
@@ -65,16 +66,29 @@ public final class RdmaServerChannel extends AbstractRdmaChannel implements Serv
             logger.debug("{} ignores {}", this, event);
             return;
         }
+        // The new id arrived on this listener's event channel: move it to an event channel of its own at once, so
+        // that the child owns everything it uses whichever loop it is registered with, and this listener's channel
+        // can be destroyed (close, loop shutdown) while children are still being set up or torn down elsewhere.
+        CmEventChannel events = null;
         RdmaChannel child;
         try {
-            child = new RdmaChannel(this, event.id(), event.privateData());
+            events = fabric.createEventChannel();
+            event.id().migrate(events);
+            child = new RdmaChannel(this, event.id(), events, event.privateData());
         } catch (Throwable t) {
             logger.warn("{} cannot create a channel for a connect request; rejecting", this, t);
             try {
                 event.id().reject(null);
-                event.id().close();
             } catch (IOException e) {
                 logger.debug("reject failed", e);
+            }
+            try {
+                event.id().close();
+                if (events != null) {
+                    events.close();
+                }
+            } catch (IOException e) {
+                logger.debug("rdma_destroy_id / rdma_destroy_event_channel failed", e);
             }
             return;
         }

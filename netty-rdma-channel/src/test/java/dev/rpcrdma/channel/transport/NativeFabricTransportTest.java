@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Tag;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -28,6 +29,11 @@ class NativeFabricTransportTest extends RdmaTransportSuite {
     @Override
     Fabric fabric() {
         return Fabrics.findNative();
+    }
+
+    @Override
+    Map<String, Integer> resources() {
+        return RdmaResources.show();
     }
 
     @Override

@@ -45,6 +45,7 @@ import java.net.InetSocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -75,6 +76,14 @@ abstract class RdmaTransportSuite {
 
     /** The address servers listen on. */
     abstract InetAddress address();
+
+    /** Live device objects per kind (the software fabric's counts, or {@code rdma resource show} on a device). */
+    abstract Map<String, Integer> resources();
+
+    /** Waits (bounded: teardown on the peer's loop may still be finishing) until the counts equal {@code before}. */
+    void assertResourcesBackTo(Map<String, Integer> before) throws InterruptedException {
+        RdmaResources.assertBackTo(before, this::resources, TIMEOUT);
+    }
 
     @BeforeEach
     void startLoop() {
@@ -209,6 +218,64 @@ abstract class RdmaTransportSuite {
                 return c;
             }
         }
+    }
+
+    @Test
+    void shuttingDownTheGroupWithConnectionsOpenAndWorkInFlightReleasesEverything() throws Exception {
+        Map<String, Integer> before = resources();
+        List<Channel> children = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<ChannelFuture> writes = new ArrayList<>();
+        List<RdmaMemory> registered = new ArrayList<>();
+        try (WarningLog log = WarningLog.start()) {
+            InetSocketAddress at = server(b -> b.childOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, 4),
+                    new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            children.add(ch);
+                            ch.pipeline().addLast(new Echo());
+                        }
+                    });
+            for (int i = 0; i < 4; i++) {
+                RdmaChannel c = (RdmaChannel) connect(at, b -> { }, new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ReferenceCountUtil.release(msg);
+                    }
+                }).sync().channel();
+                ByteBuf exposed = c.alloc().directBuffer(8192).writeZero(8192);
+                registered.add(c.registerMemory(exposed, AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE));
+                exposed.release();
+                for (int j = 0; j < 100; j++) {
+                    writes.add(c.write(Unpooled.directBuffer(2000).writeBytes(pattern(2000, j))));
+                    if (j % 10 == 9) {
+                        c.flush();
+                    }
+                }
+            }
+            // Each loop shuts itself down from a task, with a zero quiet period: it then ends without another
+            // prepareToDestroy() (no I/O round follows), which used to leave the closing to destroy(), when the
+            // executor rejects the tasks a close needs.
+            for (io.netty.util.concurrent.EventExecutor loop : group) {
+                loop.execute(() -> loop.shutdownGracefully(0, TIMEOUT, TimeUnit.SECONDS));
+            }
+            assertTrue(group.terminationFuture().await(3 * TIMEOUT, TimeUnit.SECONDS), "the group terminates");
+            for (Channel ch : channels) {
+                assertTrue(ch.closeFuture().isDone(), ch + " closed");
+            }
+            assertEquals(4, children.size());
+            for (Channel ch : children) {
+                assertTrue(ch.closeFuture().isDone(), ch + " closed");
+                assertFalse(ch.isRegistered(), ch + " deregistered");
+            }
+            for (ChannelFuture w : writes) {
+                assertTrue(w.isDone(), "every write completed or failed");
+            }
+            for (RdmaMemory m : registered) {
+                assertFalse(m.isRegistered(), "memory registered through a channel is deregistered by its close");
+            }
+            assertEquals(List.of(), log.records(), "nothing logged at WARNING or above while shutting down");
+        }
+        assertResourcesBackTo(before);
     }
 
     @Test

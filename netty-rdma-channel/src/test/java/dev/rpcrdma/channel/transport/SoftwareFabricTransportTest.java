@@ -4,6 +4,7 @@ import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.fabric.software.SoftwareFabric;
 
 import java.net.InetAddress;
+import java.util.Map;
 
 /** The transport suite over the in-process software fabric (runs in {@code mvn verify}). */
 class SoftwareFabricTransportTest extends RdmaTransportSuite {
@@ -15,5 +16,10 @@ class SoftwareFabricTransportTest extends RdmaTransportSuite {
     @Override
     InetAddress address() {
         return InetAddress.getLoopbackAddress();
+    }
+
+    @Override
+    Map<String, Integer> resources() {
+        return SoftwareFabric.instance().resourceCounts();
     }
 }

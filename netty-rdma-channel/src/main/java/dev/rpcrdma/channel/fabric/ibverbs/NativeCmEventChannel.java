@@ -36,6 +36,9 @@ final class NativeCmEventChannel implements CmEventChannel {
 
     @Override
     public CmEvent poll() throws IOException {
+        if (closed) {
+            return null; // never rdma_get_cm_event on a destroyed channel
+        }
         CmEventRecord r = RdmaCm.getCmEvent(channel);
         if (r == null) {
             return null;

@@ -25,6 +25,9 @@ final class NativeCompletionChannel implements CompletionChannel {
 
     @Override
     public CompletionQueue getEvent() throws IOException {
+        if (closed) {
+            return null; // never ibv_get_cq_event on a destroyed channel
+        }
         long cq = Verbs.getCqEvent(channel);
         return cq == 0 ? null : queues.get(cq);
     }

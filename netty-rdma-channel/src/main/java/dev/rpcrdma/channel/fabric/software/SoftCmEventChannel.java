@@ -2,6 +2,7 @@ package dev.rpcrdma.channel.fabric.software;
 
 import dev.rpcrdma.channel.fabric.CmEvent;
 import dev.rpcrdma.channel.fabric.CmEventChannel;
+import dev.rpcrdma.channel.fabric.CmEventType;
 import dev.rpcrdma.channel.fabric.CmId;
 import dev.rpcrdma.channel.fabric.FabricException;
 
@@ -17,6 +18,7 @@ final class SoftCmEventChannel implements CmEventChannel {
 
     SoftCmEventChannel(SoftwareFabric fabric) {
         this.fabric = fabric;
+        fabric.count("event_channel", 1);
     }
 
     /** Caller holds the fabric lock. */
@@ -60,6 +62,13 @@ final class SoftCmEventChannel implements CmEventChannel {
                 return;
             }
             closed = true;
+            fabric.count("event_channel", -1);
+            // Connect requests nobody retrieved: their ids die with the channel (the kernel rejects them).
+            for (CmEvent e : events) {
+                if (e.type() == CmEventType.CONNECT_REQUEST) {
+                    e.id().close();
+                }
+            }
             events.clear();
         }
         eventFd.close();

@@ -46,6 +46,7 @@ final class SoftCmId implements CmId {
         this.fabric = fabric;
         this.channel = channel;
         this.context = context;
+        fabric.count("cm_id", 1);
     }
 
     @Override
@@ -323,6 +324,7 @@ final class SoftCmId implements CmId {
                         new byte[ConnectionParameters.MAX_REJECT_PRIVATE_DATA]));
             }
             destroyed = true;
+            fabric.count("cm_id", -1);
         }
     }
 

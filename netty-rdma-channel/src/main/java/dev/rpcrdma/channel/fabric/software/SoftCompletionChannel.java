@@ -15,6 +15,7 @@ final class SoftCompletionChannel implements CompletionChannel {
 
     SoftCompletionChannel(SoftwareFabric fabric) {
         this.fabric = fabric;
+        fabric.count("comp_channel", 1);
     }
 
     /** Caller holds the fabric lock. */
@@ -51,6 +52,7 @@ final class SoftCompletionChannel implements CompletionChannel {
                 return;
             }
             closed = true;
+            fabric.count("comp_channel", -1);
             pending.clear();
         }
         eventFd.close();

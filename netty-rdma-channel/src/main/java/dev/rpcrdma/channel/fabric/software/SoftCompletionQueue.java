@@ -23,6 +23,7 @@ final class SoftCompletionQueue implements CompletionQueue {
         this.fabric = fabric;
         this.capacity = capacity;
         this.channel = channel;
+        fabric.count("cq", 1);
     }
 
     /** Adds a completion; caller holds the fabric lock. */
@@ -96,6 +97,7 @@ final class SoftCompletionQueue implements CompletionQueue {
                         + " unacknowledged events", FabricException.EBUSY);
             }
             closed = true;
+            fabric.count("cq", -1);
             entries.clear();
         }
     }

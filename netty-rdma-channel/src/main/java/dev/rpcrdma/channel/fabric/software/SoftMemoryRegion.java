@@ -20,6 +20,7 @@ final class SoftMemoryRegion implements MemoryRegion {
         this.address = address;
         this.length = length;
         this.access = access;
+        pd.fabric.count("mr", 1);
     }
 
     boolean contains(long addr, long len) {
@@ -62,6 +63,7 @@ final class SoftMemoryRegion implements MemoryRegion {
                         FabricException.EBUSY);
             }
             closed = true;
+            pd.fabric.count("mr", -1);
             pd.fabric.releaseKey(key);
             pd.users--;
         }

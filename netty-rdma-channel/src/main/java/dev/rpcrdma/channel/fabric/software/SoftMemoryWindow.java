@@ -17,6 +17,7 @@ final class SoftMemoryWindow implements MemoryWindow {
 
     SoftMemoryWindow(SoftProtectionDomain pd) {
         this.pd = pd;
+        pd.fabric.count("mw", 1);
     }
 
     boolean isBound() {
@@ -62,6 +63,7 @@ final class SoftMemoryWindow implements MemoryWindow {
                 return;
             }
             closed = true;
+            pd.fabric.count("mw", -1);
             unbind();
             pd.fabric.releaseKey(rkey);
             pd.users--;

@@ -16,6 +16,7 @@ final class SoftProtectionDomain implements ProtectionDomain {
 
     SoftProtectionDomain(SoftwareFabric fabric) {
         this.fabric = fabric;
+        fabric.count("pd", 1);
     }
 
     @Override
@@ -64,6 +65,7 @@ final class SoftProtectionDomain implements ProtectionDomain {
                 throw new FabricException("ibv_dealloc_pd: " + users + " objects still use it", FabricException.EBUSY);
             }
             closed = true;
+            fabric.count("pd", -1);
         }
     }
 }

@@ -49,6 +49,7 @@ final class SoftQueuePair implements QueuePair {
         this.recvCq = recvCq;
         this.caps = caps;
         this.qpNum = qpNum;
+        fabric.count("qp", 1);
     }
 
     @Override
@@ -139,6 +140,7 @@ final class SoftQueuePair implements QueuePair {
                 return;
             }
             destroyed = true;
+            fabric.count("qp", -1);
             state = QpState.ERR;
             sq.clear();
             rq.clear();

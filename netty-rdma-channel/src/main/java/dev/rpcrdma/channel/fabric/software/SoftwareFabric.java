@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 /**
@@ -27,6 +28,8 @@ public final class SoftwareFabric implements Fabric {
     final ScheduledThreadPoolExecutor engine;
     private final Map<Integer, Object> keys = new HashMap<>();
     private final Map<String, SoftCmId> listeners = new HashMap<>();
+    /** Live objects per kind, as {@code rdma resource show} counts them on a real device. */
+    private final Map<String, Integer> resources = new TreeMap<>();
     private int nextKeyIndex = 1;
     private int nextPort = 49152;
     private int nextQpNum = 17;
@@ -72,6 +75,24 @@ public final class SoftwareFabric implements Fabric {
     @Override
     public String toString() {
         return "SoftwareFabric";
+    }
+
+    /**
+     * Live objects of this fabric per kind — {@code pd}, {@code cq}, {@code qp}, {@code cm_id}, {@code mr},
+     * {@code mw}, {@code comp_channel}, {@code event_channel} — like the counts of {@code rdma resource show}: a
+     * transport that releases everything it created brings them back to where they were. A snapshot.
+     */
+    public Map<String, Integer> resourceCounts() {
+        synchronized (lock) {
+            return new TreeMap<>(resources);
+        }
+    }
+
+    /** One more ({@code delta} 1) or one fewer (-1) live object of {@code kind}. */
+    void count(String kind, int delta) {
+        synchronized (lock) {
+            resources.merge(kind, delta, Integer::sum);
+        }
     }
 
     // ---- internal, caller holds the lock ----
