@@ -52,14 +52,18 @@ public final class RpcRdmaHeaderDecoder {
             throw RpcRdmaHeaderException.discard("transport header of " + length
                     + " bytes is shorter than the 28-byte minimum (RFC 8166 §4.5)");
         }
+        if (isError) {
+            // RFC 8166 §4.5: an RDMA_ERROR repeats the rdma_vers of the request it answers, and the four fixed
+            // fields are laid out alike in every version, so it is decoded whatever its version: a requester can
+            // then complete the RPC instead of leaving it to time out.
+            in.skipBytes(RpcRdmaHeader.FIXED_LENGTH);
+            return decodeError(in, xid, version, credits);
+        }
         if (version != RpcRdmaHeader.VERSION_1) {
             throw RpcRdmaHeaderException.errVers(xid, version, "unsupported transport header version "
                     + Integer.toUnsignedString(version) + " (RFC 8166 §4.5.1: only 1 is supported)");
         }
         in.skipBytes(RpcRdmaHeader.FIXED_LENGTH);
-        if (isError) {
-            return decodeError(in, xid, version, credits);
-        }
         if (RdmaProcedure.RDMA_MSGP.equals(procedure) || RdmaProcedure.RDMA_DONE.equals(procedure)) {
             throw RpcRdmaHeaderException.errChunk(xid, procedure
                     + " is no longer part of RPC-over-RDMA Version 1 (RFC 8166 §4.6)");

@@ -128,6 +128,21 @@ class RpcRdmaHeaderCodecTest {
     }
 
     @Test
+    void rdmaErrorIsDecodedWhateverVersionItRepeats() throws Exception {
+        ByteBuf buf = Unpooled.buffer();
+        try {
+            fixed(buf, 2, 4);
+            buf.writeInt(1).writeInt(1).writeInt(1); // ERR_VERS 1..1 answering a version-2 request
+            RpcRdmaHeader d = decoder.decode(buf);
+            assertEquals(RdmaErrorCode.ERR_VERS, d.errorCode());
+            assertEquals(2, d.version());
+            assertEquals(XID, d.xid());
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Test
     void unknownAndRetiredProceduresGetErrChunk() {
         for (int proc : new int[] {2, 3, 5, -1}) {
             RpcRdmaHeaderException e = reject(b -> {
