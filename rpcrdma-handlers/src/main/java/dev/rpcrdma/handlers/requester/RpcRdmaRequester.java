@@ -240,7 +240,12 @@ public final class RpcRdmaRequester extends ChannelDuplexHandler {
         int sendThreshold = thresholds.sendThreshold();
         // RFC 8166 §4.3.2.1: one Write chunk per expected DDP-eligible result item, in order. Trailing items hinted 0
         // need no chunk (items beyond the Write list are inline); earlier ones get an empty chunk (§4.3.2.3).
-        int chunks = rdma ? call.replyDdpItemCount() : 0;
+        int maxReply = call.maxReplySize();
+        // As the Linux client does (rpcrdma_results_inline), a reply known to fit inline gets no Write chunks: its
+        // DDP-eligible items come back inline, and no memory is exposed for them.
+        boolean replyFitsInline = maxReply > 0
+                && (long) RpcRdmaHeader.MIN_MSG_LENGTH + maxReply <= thresholds.receiveThreshold();
+        int chunks = rdma && !replyFitsInline ? call.replyDdpItemCount() : 0;
         while (chunks > 0 && call.replyDdpItem(chunks - 1) == 0) {
             chunks--;
         }
@@ -250,7 +255,6 @@ public final class RpcRdmaRequester extends ChannelDuplexHandler {
             ddpBytes += call.replyDdpItem(i);
             replyHeader += 4 + (call.replyDdpItem(i) > 0 ? 4 + RdmaSegment.ENCODED_LENGTH : 4);
         }
-        int maxReply = call.maxReplySize();
         // The reply's header returns the same Write list (RFC 8166 §3.4.6), so it counts against the threshold.
         boolean replyChunk = rdma && maxReply > 0 && (long) replyHeader + maxReply > thresholds.receiveThreshold();
         if (ddpBytes + (replyChunk ? maxReply : 0) > Integer.MAX_VALUE - 8) {

@@ -211,6 +211,21 @@ abstract class RpcRdmaEndToEndSuite {
     }
 
     @Test
+    void aReplyKnownToFitInlineGetsNoWriteChunk() throws Exception {
+        start();
+        byte[] data = pattern(100, 7);
+        // DDP-eligible reply item hinted, but the whole reply (<= 612 bytes) fits the 4 KiB inline threshold.
+        assertArrayEquals(data, get(echo(data, hints(100, 612))));
+        assertEquals(0, clientStats.writeChunksUsed() + serverStats.writeChunksUsed(), serverStats.toString());
+        assertEquals(0, clientStats.localInvalidations() + clientStats.remoteInvalidations(),
+                "nothing was exposed, so nothing needed invalidating");
+        // Unknown reply size (0): the Write chunk is still provisioned.
+        byte[] big = pattern(5000, 8);
+        assertArrayEquals(big, get(echo(big, hints(5000, 0))));
+        assertEquals(1, serverStats.writeChunksUsed());
+    }
+
+    @Test
     void callWithReadChunks() throws Exception {
         start();
         byte[] data = pattern(65536 + 3, 2);
