@@ -1,0 +1,111 @@
+package dev.rpcrdma.benchmarks.vm;
+
+import dev.rpcrdma.channel.RdmaChannel;
+import dev.rpcrdma.channel.RdmaReceive;
+import dev.rpcrdma.channel.RdmaServerChannel;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoopGroup;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * netty-rdma-channel alone: a client {@link RdmaChannel} sends a Send of {@code size} bytes, the server's child
+ * channel sends the received bytes back as a Send, the client checks them. No RPC, no RPC-over-RDMA header: the
+ * transport's own round trip, to compare with perftest's {@code ib_send_lat} (a Send ping-pong).
+ */
+final class ChannelEcho implements AutoCloseable {
+
+    private final Channel server;
+    private final Channel client;
+    private final Pending pending = new Pending();
+
+    ChannelEcho(EventLoopGroup serverGroup, EventLoopGroup clientGroup, String address) throws InterruptedException {
+        server = new ServerBootstrap().group(serverGroup).channel(RdmaServerChannel.class).childHandler(new Echo())
+                .bind(new InetSocketAddress(address, 0)).sync().channel();
+        client = new Bootstrap().group(clientGroup).channel(RdmaChannel.class).handler(pending)
+                .connect(server.localAddress()).sync().channel();
+    }
+
+    /** Sends {@code data} (not consumed: a retained duplicate is written) and completes when the same bytes came back; fails if they differ. */
+    CompletableFuture<Void> echo(ByteBuf data) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        client.eventLoop().execute(() -> {
+            pending.expect(data, f);
+            client.writeAndFlush(data.retainedDuplicate()).addListener(w -> {
+                if (!w.isSuccess()) {
+                    f.completeExceptionally(w.cause());
+                }
+            });
+        });
+        return f;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        client.close().sync();
+        server.close().sync();
+    }
+
+    /** A direct buffer of {@code size} bytes with a pattern; the caller releases it. */
+    static ByteBuf pattern(int size) {
+        ByteBuf b = Unpooled.directBuffer(size);
+        for (int i = 0; i < size; i++) {
+            b.writeByte(i * 7 + 3);
+        }
+        return b;
+    }
+
+    /** Server side: every received Send goes back as a Send (the content's ownership passes to the write). */
+    @ChannelHandler.Sharable
+    static final class Echo extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ctx.write(((RdmaReceive) msg).content());
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            ctx.flush();
+        }
+    }
+
+    /** Client side: completes the oldest outstanding echo with each received Send (FIFO on a reliable QP). */
+    static final class Pending extends ChannelInboundHandlerAdapter {
+        private final ArrayDeque<Object[]> outstanding = new ArrayDeque<>();
+
+        void expect(ByteBuf sent, CompletableFuture<Void> f) {
+            outstanding.add(new Object[] {sent, f});
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            RdmaReceive r = (RdmaReceive) msg;
+            try {
+                Object[] next = outstanding.poll();
+                if (next == null) {
+                    throw new IllegalStateException("a Send arrived that nobody expected");
+                }
+                ByteBuf sent = (ByteBuf) next[0];
+                CompletableFuture<Void> f = (CompletableFuture<Void>) next[1];
+                if (ByteBufUtil.equals(sent, r.content())) {
+                    f.complete(null);
+                } else {
+                    f.completeExceptionally(new IllegalStateException("echoed bytes differ"));
+                }
+            } finally {
+                r.release();
+            }
+        }
+    }
+}

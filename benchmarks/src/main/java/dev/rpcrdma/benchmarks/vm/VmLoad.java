@@ -1,0 +1,217 @@
+package dev.rpcrdma.benchmarks.vm;
+
+import dev.rpcrdma.channel.RdmaChannel;
+import dev.rpcrdma.channel.RdmaIoHandler;
+import dev.rpcrdma.channel.RdmaIoHandlerConfig;
+import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.fabric.Fabrics;
+import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
+import dev.rpcrdma.handlers.RpcRdmaConfig;
+import dev.rpcrdma.handlers.RpcRdmaStats;
+import dev.rpcrdma.handlers.header.RpcRdmaLimits;
+import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.CallOptions;
+import dev.rpcrdma.oncrpc.client.RpcClient;
+import dev.rpcrdma.oncrpc.tcp.TcpRpcClientInitializer;
+import dev.rpcrdma.oncrpc.tcp.TcpRpcConfig;
+import dev.rpcrdma.samples.echo.EchoProgram;
+import dev.rpcrdma.samples.echo.EchoServer;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollSocketChannel;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The in-VM load program of {@code tools/vm/run-benchmarks}: measures one stack, server and client in this JVM
+ * (one single-threaded event loop group each), and prints one {@code RESULT name value unit} line per figure.
+ *
+ * <pre>
+ *   java -cp benchmarks.jar dev.rpcrdma.benchmarks.vm.VmLoad --stack channel|rpcrdma|tcp [--address 192.0.2.1]
+ *        [--warmup SECONDS] [--seconds SECONDS] [--bulk-seconds SECONDS]
+ * </pre>
+ * <ul>
+ *   <li>{@code channel}: netty-rdma-channel alone on the native fabric, a Send echoed as a Send (2 B, 64 B,
+ *   1 KiB), one in flight; with the loops sleeping on completion events (the default) and busy-polling.</li>
+ *   <li>{@code rpcrdma}: the samples' echo program over RPC-over-RDMA (rpcrdma-handlers): NULL and 1 KiB ECHO
+ *   round trips, one in flight; 1 MiB ECHO (call in a Read chunk, reply in a Write chunk), 4 in flight.</li>
+ *   <li>{@code tcp}: the same RPC stack over TCP (epoll), same cases.</li>
+ * </ul>
+ * Every echoed byte is compared with what was sent. Latencies are round trips measured from the call to the
+ * completion of its future, the next call being issued from that completion (on the client's loop).
+ */
+public final class VmLoad {
+
+    static final int BULK_SIZE = 1 << 20;
+    static final int BULK_IN_FLIGHT = 4;
+    static final int MAX_SAMPLES = 1 << 20;
+
+    private double warmup = 5;
+    private double seconds = 4;
+    private double bulkSeconds = 10;
+    private String address = "192.0.2.1";
+
+    private VmLoad() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        VmLoad load = new VmLoad();
+        String stack = null;
+        for (int i = 0; i < args.length; i++) {
+            String v = i + 1 < args.length ? args[i + 1] : null;
+            switch (args[i]) {
+                case "--stack": stack = v; i++; break;
+                case "--address": load.address = v; i++; break;
+                case "--warmup": load.warmup = Double.parseDouble(v); i++; break;
+                case "--seconds": load.seconds = Double.parseDouble(v); i++; break;
+                case "--bulk-seconds": load.bulkSeconds = Double.parseDouble(v); i++; break;
+                default:
+                    System.err.println("usage: VmLoad --stack channel|rpcrdma|tcp [--address A] [--warmup S]"
+                            + " [--seconds S] [--bulk-seconds S]");
+                    System.exit(2);
+            }
+        }
+        if (stack == null) {
+            System.err.println("VmLoad: --stack channel|rpcrdma|tcp is required");
+            System.exit(2);
+        }
+        System.out.println("# VmLoad " + stack + ": " + Runtime.version() + ", " + Runtime.getRuntime()
+                .availableProcessors() + " CPUs, warm-up " + load.warmup + " s, measure " + load.seconds + " s (bulk "
+                + load.bulkSeconds + " s)");
+        switch (stack) {
+            case "channel": load.channel(); break;
+            case "rpcrdma": load.rpc(true); break;
+            case "tcp": load.rpc(false); break;
+            default:
+                System.err.println("VmLoad: unknown stack " + stack);
+                System.exit(2);
+        }
+        System.exit(0);
+    }
+
+    private void channel() throws Exception {
+        channel("channel", 0);
+        channel("channel_busypoll", TimeUnit.MICROSECONDS.toNanos(100));
+    }
+
+    private void channel(String name, long busyPollNanos) throws Exception {
+        Fabric fabric = Fabrics.select("native");
+        EventLoopGroup server = rdmaGroup(fabric, busyPollNanos);
+        EventLoopGroup client = rdmaGroup(fabric, busyPollNanos);
+        try (ChannelEcho echo = new ChannelEcho(server, client, address)) {
+            int[] sizes = {2, 64, 1024};
+            for (int size : sizes) {
+                ByteBuf data = ChannelEcho.pattern(size);
+                try {
+                    ClosedLoop.Result r = new ClosedLoop(() -> echo.echo(data), 1).run(warmup, seconds,
+                            MAX_SAMPLES);
+                    latency(name + ".send_echo_" + size + "B", r);
+                } finally {
+                    data.release();
+                }
+            }
+        } finally {
+            client.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+            server.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    private static EventLoopGroup rdmaGroup(Fabric fabric, long busyPollNanos) {
+        RdmaIoHandlerConfig config = new RdmaIoHandlerConfig().fabric(fabric);
+        if (busyPollNanos > 0) {
+            config.busyPollNanos(busyPollNanos);
+        }
+        return new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory(config));
+    }
+
+    private void rpc(boolean rdma) throws Exception {
+        String name = rdma ? "rpcrdma" : "tcp";
+        String host = rdma ? address : "127.0.0.1";
+        Duration timeout = Duration.ofSeconds(60);
+        RpcRdmaStats rdmaStats = new RpcRdmaStats();
+        EventLoopGroup group;
+        Bootstrap b;
+        if (rdma) {
+            group = rdmaGroup(Fabrics.select("native"), 0);
+            RpcRdmaConfig config = RpcRdmaConfig.DEFAULT
+                    .withLimits(RpcRdmaLimits.DEFAULT, EchoProgram.MAX_DATA + 4096).withMaxRequests(32);
+            b = new Bootstrap().group(group).channel(RdmaChannel.class)
+                    .handler(new RpcRdmaClientInitializer(new RpcStats(), config, rdmaStats, timeout));
+        } else {
+            group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
+            b = new Bootstrap().group(group).channel(EpollSocketChannel.class)
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .handler(new TcpRpcClientInitializer(new RpcStats(), new TcpRpcConfig(
+                            EchoProgram.MAX_DATA + 4096, TcpRpcConfig.DEFAULT_MAX_FRAGMENT_SIZE), timeout));
+        }
+        EchoServer server = EchoServer.start("--transport", rdma ? "rdma" : "tcp", "--fabric", "native",
+                "--address", host, "--port", "0", "--threads", "1");
+        try {
+            Channel ch = b.connect(server.localAddresses().get(0)).sync().channel();
+            RpcClient client = RpcClient.of(ch);
+            System.out.println("# " + name + ": server " + server.transportDescription() + " on "
+                    + server.localAddresses().get(0));
+            latency(name + ".null", new ClosedLoop(() -> EchoProgram.callNull(client), 1)
+                    .run(warmup, seconds, MAX_SAMPLES));
+            echo(name + ".echo_1KiB", client, 1024, 1, warmup, seconds);
+            long readChunks = rdmaStats.readChunks();
+            long writeChunks = rdmaStats.writeChunksUsed();
+            ClosedLoop.Result bulk = echo(name + ".echo_1MiB", client, BULK_SIZE, BULK_IN_FLIGHT,
+                    Math.max(2, warmup / 2), bulkSeconds);
+            result(name + ".echo_1MiB_x" + BULK_IN_FLIGHT + ".each_way", bulk.opsPerSecond() * BULK_SIZE
+                    / (1 << 20), "MiB/s");
+            if (rdma) {
+                System.out.println("# " + name + ".echo_1MiB: " + (rdmaStats.readChunks() - readChunks)
+                        + " read chunks, " + (rdmaStats.writeChunksUsed() - writeChunks) + " write chunks used"
+                        + " for " + bulk.count() + " measured calls (plus warm-up); long calls "
+                        + rdmaStats.longCalls() + ", long replies " + rdmaStats.longReplies());
+            }
+            ch.close().sync();
+        } finally {
+            server.close();
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    private static ClosedLoop.Result echo(String name, RpcClient client, int size, int inFlight, double warmup,
+                                          double seconds) throws Exception {
+        ByteBuf data = ChannelEcho.pattern(size);
+        try {
+            ClosedLoop.Result r = new ClosedLoop(() -> checked(EchoProgram.callEcho(client,
+                    data.retainedDuplicate(), CallOptions.DEFAULT)), inFlight).run(warmup, seconds, MAX_SAMPLES);
+            latency(name + (inFlight > 1 ? "_x" + inFlight : ""), r);
+            return r;
+        } finally {
+            data.release();
+        }
+    }
+
+    private static CompletableFuture<?> checked(CompletableFuture<Boolean> same) {
+        return same.thenApply(ok -> {
+            if (!ok) {
+                throw new IllegalStateException("echoed bytes differ");
+            }
+            return ok;
+        });
+    }
+
+    private static void latency(String name, ClosedLoop.Result r) {
+        result(name + ".p50", r.quantileMicros(0.50), "us");
+        result(name + ".p99", r.quantileMicros(0.99), "us");
+        result(name + ".rate", r.opsPerSecond(), "ops/s");
+        System.out.println("# " + name + ": " + r.count() + " measured round trips");
+    }
+
+    private static void result(String name, double value, String unit) {
+        System.out.println(String.format(Locale.ROOT, "RESULT %s %.2f %s", name, value, unit));
+        System.out.flush();
+    }
+}
