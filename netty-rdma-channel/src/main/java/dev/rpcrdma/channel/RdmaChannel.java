@@ -50,9 +50,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * set the reply's private data) and then accepts — automatically unless {@link RdmaChannelOption#AUTO_ACCEPT} is
  * off, in which case the application calls {@link #accept(byte[])} or {@link #reject(byte[])}.
  *
+ * <h2>Accept-time sizing</h2>
+ * An accepted channel creates its queue pair, registers its buffer slabs and posts its receives when it accepts,
+ * not when it is registered: options set after reading {@link #peerPrivateData()} — in a
+ * {@code ChannelInitializer}'s {@code initChannel}, in {@code channelRegistered}, or before calling
+ * {@link #accept(byte[])} — size that connection ({@link RdmaChannelOption#RECEIVE_BUFFER_SIZE},
+ * {@link RdmaChannelOption#RECEIVE_QUEUE_DEPTH}, {@link RdmaChannelOption#SEND_QUEUE_DEPTH},
+ * {@link RdmaChannelOption#MAX_SEND_SIZE}, {@link RdmaChannelOption#MAX_INLINE_DATA}, and the connection
+ * parameters). {@code ServerBootstrap.childOption} values are the starting point. Until it accepts, an accepted
+ * channel has no protection domain: {@link #registerMemory} and {@link #allocateMemoryWindow} fail.
+ *
  * <h2>Inbound</h2>
  * {@link RdmaChannelOption#RECEIVE_QUEUE_DEPTH} receives of {@link RdmaChannelOption#RECEIVE_BUFFER_SIZE} bytes are
- * posted before connecting. Each received Send is copied into a buffer from the channel's allocator and fired as an
+ * posted before connecting (before accepting on an accepted channel). Each received Send is copied into a buffer from the channel's allocator and fired as an
  * {@link RdmaReceive} (the reader releases it); its receive buffer is reposted at once, so
  * {@link #postedReceives()} stays at the depth while reading keeps up. With auto-read off and no read pending,
  * received buffers are held (not reposted) until {@code read()}: the peer then meets RNR, real back-pressure.
@@ -210,7 +220,7 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         }
         RdmaEndpoint e = ep;
         if (e == null || !isOpen()) {
-            throw new IllegalStateException("no connection resources (not connected yet, or closed)");
+            throw new IllegalStateException("no connection resources (not connected or accepted yet, or closed)");
         }
         long address = buffer.memoryAddress() + buffer.readerIndex();
         int length = buffer.readableBytes();
@@ -229,7 +239,7 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     public RdmaMemoryWindow allocateMemoryWindow() throws IOException {
         RdmaEndpoint e = ep;
         if (e == null || !isOpen()) {
-            throw new IllegalStateException("no connection resources (not connected yet, or closed)");
+            throw new IllegalStateException("no connection resources (not connected or accepted yet, or closed)");
         }
         synchronized (windows) {
             if (registrationsClosed) {
@@ -329,9 +339,10 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     @Override
     void onRegistered() throws IOException {
         if (passive) {
-            setUpEndpoint();
+            // No queue pair yet: it is created by accept0, after initializers and channelRegistered had their say.
             if (config.autoAccept()) {
-                // Runs after channelRegistered: handlers there may read peerPrivateData() and set PRIVATE_DATA.
+                // Runs after channelRegistered: handlers there may read peerPrivateData() and set PRIVATE_DATA, the
+                // queue depths and buffer sizes.
                 eventLoop().execute(() -> {
                     if (!acceptStarted && isOpen()) {
                         accept0(config.privateData(), voidPromise());
@@ -363,6 +374,12 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             if (privateData.length > ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA) {
                 throw new IllegalArgumentException("accept private data of " + privateData.length
                         + " bytes exceeds " + ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA);
+            }
+            if (!isOpen()) {
+                throw new ClosedChannelException();
+            }
+            if (ep == null) {
+                setUpEndpoint(); // sized by the options as they are now; receives posted before the accept
             }
             acceptStarted = true;
             acceptPromise = promise;

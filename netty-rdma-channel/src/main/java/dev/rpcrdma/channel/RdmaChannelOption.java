@@ -5,7 +5,10 @@ import io.netty.channel.ChannelOption;
 /**
  * Options of {@link RdmaChannel} (connection parameters, queue sizes, private data) and {@link RdmaServerChannel}.
  * Set them with {@code Bootstrap.option} / {@code ServerBootstrap.childOption}; queue and buffer sizes apply when
- * the queue pair is created (on connect, or when an accepted channel is registered).
+ * the queue pair is created: on a client when the route is resolved (during connect), on an accepted channel when
+ * it accepts — so a server may size each connection after reading {@link RdmaChannel#peerPrivateData()}, in a
+ * {@code ChannelInitializer}'s {@code initChannel} or in {@code channelRegistered} (with {@link #AUTO_ACCEPT}), or
+ * before {@link RdmaChannel#accept(byte[])}.
  */
 public final class RdmaChannelOption {
 
@@ -16,7 +19,10 @@ public final class RdmaChannelOption {
      * {@link RdmaChannel#accept(byte[])}.
      */
     public static final ChannelOption<byte[]> PRIVATE_DATA = ChannelOption.valueOf("RDMA_PRIVATE_DATA");
-    /** Accepted channels accept the connection right after {@code channelRegistered} (default true). */
+    /**
+     * Accepted channels accept the connection right after {@code channelRegistered} (default true): options set up
+     * to then (initializers, {@code channelRegistered}) size the connection.
+     */
     public static final ChannelOption<Boolean> AUTO_ACCEPT = ChannelOption.valueOf("RDMA_AUTO_ACCEPT");
     /** Send work requests outstanding at most (send queue depth; default 128). */
     public static final ChannelOption<Integer> SEND_QUEUE_DEPTH = ChannelOption.valueOf("RDMA_SEND_QUEUE_DEPTH");
