@@ -2,6 +2,8 @@ package dev.rpcrdma.channel.transport;
 
 import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.fabric.Fabrics;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 
@@ -17,6 +19,27 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @Tag("rdma-device")
 class NativeFabricTransportTest extends RdmaTransportSuite {
+    /** {@code rdma resource show} before the first test (null without a native fabric). */
+    private static Map<String, Integer> baseline;
+
+    @BeforeAll
+    static void recordResourceBaseline() {
+        if (Fabrics.findNative() != null) {
+            baseline = RdmaResources.show();
+        }
+    }
+
+    /**
+     * Issue acceptance: after the suite — every channel closed, every group shut down — the kernel's per-device
+     * counts (pd, cq, qp, cm_id, mr, ...) are back where they were before it (a bounded wait for teardown).
+     */
+    @AfterAll
+    static void deviceResourcesAreBackAtTheBaseline() throws InterruptedException {
+        if (baseline != null) {
+            RdmaResources.assertBackTo(baseline, RdmaResources::show, TIMEOUT);
+        }
+    }
+
     @Override
     @BeforeEach
     void startLoop() {
