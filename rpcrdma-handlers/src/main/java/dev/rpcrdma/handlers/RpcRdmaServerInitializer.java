@@ -26,9 +26,10 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  * channel's real {@link RdmaChannelOption#MAX_SEND_SIZE} and {@link RdmaChannelOption#RECEIVE_BUFFER_SIZE}) and
  * negotiates the inline thresholds (RFC 8797 §4.2).
  *
- * <p>An accepted channel posts its receives when it is registered, before this initializer runs, so its receive
- * buffer size comes from the server bootstrap's child options: use {@link #configure(ServerBootstrap)} to size them
- * to what {@link RpcRdmaConfig} advertises (otherwise the transport's defaults are advertised).
+ * <p>An accepted channel creates its queue pair and posts its receives when it accepts, after this initializer ran,
+ * so each connection is sized here to what this side advertises: receive buffers of
+ * {@link RpcRdmaConfig#receiveSize()} and send slots of {@link RpcRdmaConfig#sendSize()}. {@link #configure(ServerBootstrap)} is only needed to give
+ * other transports' defaults the same sizes.
  */
 @ChannelHandler.Sharable
 public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> {
@@ -67,7 +68,10 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
         if (ch instanceof RdmaChannel) {
             RdmaChannel rdma = (RdmaChannel) ch;
             RpcRdmaPrivateData peer = RpcRdmaPrivateData.parseOrDefaults(rdma.peerPrivateData());
-            Integer receiveBuffer = rdma.config().getOption(RdmaChannelOption.RECEIVE_BUFFER_SIZE);
+            // Accept-time sizing: the queue pair is created when the channel accepts, after this method.
+            int receiveBuffer = config.receiveSize();
+            rdma.config().setOption(RdmaChannelOption.RECEIVE_BUFFER_SIZE, receiveBuffer);
+            rdma.config().setOption(RdmaChannelOption.MAX_SEND_SIZE, config.sendSize());
             RpcRdmaPrivateData local = config.privateData(rdma.maxSendSize(), receiveBuffer);
             rdma.config().setOption(RdmaChannelOption.PRIVATE_DATA, local.encode());
             thresholds = InlineThresholds.negotiate(local, peer);

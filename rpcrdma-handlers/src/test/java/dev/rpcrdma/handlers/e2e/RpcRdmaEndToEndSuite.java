@@ -127,8 +127,9 @@ abstract class RpcRdmaEndToEndSuite {
         serverRpcStats = new RpcStats();
         RpcRdmaServerInitializer init = new RpcRdmaServerInitializer(
                 new RpcDispatcher(EchoService.registry(), serverRpcStats), serverConfig, serverStats);
-        ServerBootstrap sb = init.configure(new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
-                .childHandler(init));
+        // No init.configure(...): the initializer sizes each accepted connection itself (accept-time sizing), so
+        // every negotiation test here also proves the receive buffers match what the server advertises.
+        ServerBootstrap sb = new ServerBootstrap().group(group).channel(RdmaServerChannel.class).childHandler(init);
         serverOptions.accept(sb);
         Channel server = sb.bind(new InetSocketAddress(address(), 0)).sync().channel();
         channels.add(server);
