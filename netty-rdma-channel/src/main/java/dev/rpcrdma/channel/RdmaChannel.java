@@ -113,6 +113,7 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     private boolean closed;
 
     private final SendWorkRequest wr = new SendWorkRequest();
+    private final FlushedMessages flushed = new FlushedMessages();
     private InFlight[] inFlight;
     private int head;
     private int tail;
@@ -356,6 +357,9 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         RdmaEndpoint e = RdmaEndpoint.create(cmId, config, config.getAllocator(), COMPLETION_ARRAY);
         ep = e;
         inFlight = new InFlight[e.sendDepth];
+        for (int i = 0; i < inFlight.length; i++) {
+            inFlight[i] = new InFlight();
+        }
         registration.submit(RdmaIoOps.watchCompletions(e.compChannel.fd()));
         for (int slot = 0; slot < e.receiveDepth; slot++) {
             e.postReceive(channelId, slot);
@@ -613,13 +617,12 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             if (inv) {
                 markInvalidated(rkey);
             }
-            long[] received = {slot, length, inv ? 1 : 0, rkey};
             // The passive side may see receives before RDMA_CM_EVENT_ESTABLISHED: hold them until active.
             if (established && heldReceives.isEmpty() && (config.isAutoRead() || readPending)) {
-                deliver(received);
+                deliver(slot, length, inv, rkey);
                 return true;
             }
-            heldReceives.add(received);
+            heldReceives.add(new long[] {slot, length, inv ? 1 : 0, rkey});
             return false;
         }
         retire(WorkRequestIds.slot(wrId), status);
@@ -636,10 +639,12 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         }
     }
 
-    private void deliver(long[] received) {
+    private void deliver(long[] held) {
+        deliver((int) held[0], (int) held[1], held[2] != 0, (int) held[3]);
+    }
+
+    private void deliver(int slot, int length, boolean invalidated, int invalidatedRkey) {
         RdmaEndpoint e = ep;
-        int slot = (int) received[0];
-        int length = (int) received[1];
         ByteBuf buf = config.getAllocator().directBuffer(length);
         buf.writeBytes(e.receiveSlab, slot * e.receiveBufferSize, length);
         try {
@@ -650,7 +655,7 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             fail(ex);
             return;
         }
-        pipeline().fireChannelRead(new RdmaReceive(buf, received[2] != 0, (int) received[3]));
+        pipeline().fireChannelRead(new RdmaReceive(buf, invalidated, invalidatedRkey));
     }
 
     @Override
@@ -670,15 +675,19 @@ public final class RdmaChannel extends AbstractRdmaChannel {
 
     // ------------------------------------------------------------------ send queue
 
-    /** What one posted work request holds until it is retired. */
+    /** What one posted work request holds until it is retired; one per send-queue entry, reused. */
     private static final class InFlight {
-        final String what;
+        String what;
         int sendSlot = -1;
         RdmaMemory memory;
         RdmaBindWindow bind;
 
-        InFlight(String what) {
+        InFlight reset(String what) {
             this.what = what;
+            sendSlot = -1;
+            memory = null;
+            bind = null;
+            return this;
         }
     }
 
@@ -692,7 +701,6 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         while (head - seq <= 0 && head != tail) {
             int index = Integer.remainderUnsigned(head, inFlight.length);
             InFlight f = inFlight[index];
-            inFlight[index] = null;
             int st = head == seq ? status : WcStatus.SUCCESS;
             head++;
             if (f.sendSlot >= 0) {
@@ -713,6 +721,7 @@ public final class RdmaChannel extends AbstractRdmaChannel {
                     failure = cause;
                 }
             }
+            f.reset(null);
             ChannelOutboundBuffer in = outbound;
             skipCancelled(in);
             if (in != null && in.current() != null) {
@@ -788,29 +797,18 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         int skip = inFlightCount();
         int room = inFlight.length - skip;
         // Count what can be posted now (cancelled entries are not visited), so that the last one is signalled.
-        int[] visible = {0};
+        FlushedMessages m = flushed;
+        m.start(e, skip, skip + room, false);
         try {
-            in.forEachFlushedMessage(msg -> ++visible[0] < skip + room);
+            in.forEachFlushedMessage(m);
         } catch (Exception impossible) {
             throw new IllegalStateException(impossible);
         }
-        int toPost = Math.min(visible[0] - skip, room);
+        int toPost = Math.min(m.visited - skip, room);
         if (toPost > 0) {
-            int[] index = {0};
-            int[] posted = {0};
+            m.start(e, skip, toPost, true);
             try {
-                in.forEachFlushedMessage(msg -> {
-                    if (index[0]++ < skip) {
-                        return true;
-                    }
-                    boolean last = posted[0] == toPost - 1;
-                    boolean signal = last || ++unsignaledRun >= Math.max(1, inFlight.length / 2);
-                    if (signal) {
-                        unsignaledRun = 0;
-                    }
-                    post(e, msg, signal);
-                    return ++posted[0] < toPost;
-                });
+                in.forEachFlushedMessage(m);
             } catch (Exception ex) {
                 // Posting failed: what was posted stays owned by the device; the channel fails as a whole.
                 fail(ex);
@@ -819,21 +817,60 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         in.setUserDefinedWritability(WRITABILITY_BIT, inFlightCount() < inFlight.length);
     }
 
+    /**
+     * The two walks of {@link #doWrite} over the flushed messages, as one reusable processor (no allocation per
+     * flush): counting the visible ones up to a limit, then posting {@code limit} of them after {@code skip}.
+     */
+    private final class FlushedMessages implements ChannelOutboundBuffer.MessageProcessor {
+        private RdmaEndpoint endpoint;
+        private boolean posting;
+        private int skip;
+        private int limit;
+        int visited;
+        private int posted;
+
+        void start(RdmaEndpoint endpoint, int skip, int limit, boolean posting) {
+            this.endpoint = endpoint;
+            this.skip = skip;
+            this.limit = limit;
+            this.posting = posting;
+            visited = 0;
+            posted = 0;
+        }
+
+        @Override
+        public boolean processMessage(Object msg) throws Exception {
+            if (!posting) {
+                return ++visited < limit;
+            }
+            if (visited++ < skip) {
+                return true;
+            }
+            boolean last = posted == limit - 1;
+            boolean signal = last || ++unsignaledRun >= Math.max(1, inFlight.length / 2);
+            if (signal) {
+                unsignaledRun = 0;
+            }
+            post(endpoint, msg, signal);
+            return ++posted < limit;
+        }
+    }
+
     private void post(RdmaEndpoint e, Object msg, boolean signal) throws IOException {
         int seq = tail;
         wr.clear().wrId(WorkRequestIds.encode(channelId, WorkRequestIds.SEND_QUEUE, seq))
                 .sendFlags(signal ? SendFlags.SIGNALED : 0);
-        InFlight f;
+        InFlight f = inFlight[Integer.remainderUnsigned(seq, inFlight.length)];
         if (msg instanceof ByteBuf || msg instanceof RdmaSend) {
             ByteBuf content;
             if (msg instanceof RdmaSend && ((RdmaSend) msg).isInvalidate()) {
                 content = ((RdmaSend) msg).content();
                 wr.opcode(WrOpcode.SEND_WITH_INV).invalidateRkey(((RdmaSend) msg).invalidateRkey());
-                f = new InFlight("Send With Invalidate");
+                f.reset("Send With Invalidate");
             } else {
                 content = msg instanceof ByteBuf ? (ByteBuf) msg : ((RdmaSend) msg).content();
                 wr.opcode(WrOpcode.SEND);
-                f = new InFlight("Send");
+                f.reset("Send");
             }
             int length = content.readableBytes();
             if (length > 0 && !(length <= e.maxInline && addInline(content))) {
@@ -859,13 +896,13 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             wr.opcode(write ? WrOpcode.RDMA_WRITE : WrOpcode.RDMA_READ)
                     .addSge(a.local().address() + a.offset(), a.length(), a.local().lkey())
                     .remote(a.remoteAddress(), a.rkey());
-            f = new InFlight(write ? "RDMA Write" : "RDMA Read");
+            f.reset(write ? "RDMA Write" : "RDMA Read");
             f.memory = a.local();
         } else {
             RdmaBindWindow b = (RdmaBindWindow) msg;
             wr.opcode(WrOpcode.BIND_MW).bind(b.window().window, b.rkey(), b.memory().region(), b.address(),
                     b.length(), b.access());
-            f = new InFlight("Bind Memory Window");
+            f.reset("Bind Memory Window");
             f.memory = b.memory();
             f.bind = b;
         }
@@ -875,12 +912,12 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             if (f.sendSlot >= 0) {
                 e.freeSendSlot(f.sendSlot);
             }
+            f.reset(null);
             throw ex;
         }
         if (f.memory != null) {
             f.memory.use();
         }
-        inFlight[Integer.remainderUnsigned(seq, inFlight.length)] = f;
         tail++;
     }
 

@@ -2,13 +2,18 @@ package dev.rpcrdma.channel;
 
 import io.netty.channel.IoEvent;
 
-/** A watched fd became readable. */
+/** A watched fd became readable: one shared instance per kind (nothing is allocated per wakeup). */
 final class RdmaIoEvent implements IoEvent {
-    final int kind;
-    final int fd;
+    static final RdmaIoEvent COMPLETIONS = new RdmaIoEvent(RdmaIoOps.COMPLETIONS);
+    static final RdmaIoEvent CM_EVENTS = new RdmaIoEvent(RdmaIoOps.CM_EVENTS);
 
-    RdmaIoEvent(int kind, int fd) {
+    final int kind;
+
+    private RdmaIoEvent(int kind) {
         this.kind = kind;
-        this.fd = fd;
+    }
+
+    static RdmaIoEvent of(int kind) {
+        return kind == RdmaIoOps.COMPLETIONS ? COMPLETIONS : CM_EVENTS;
     }
 }

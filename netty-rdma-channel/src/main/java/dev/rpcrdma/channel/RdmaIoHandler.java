@@ -197,13 +197,13 @@ public final class RdmaIoHandler implements IoHandler {
             if (r == null || !r.valid) {
                 continue;
             }
-            int kind = r.kinds.get(fd);
+            int kind = r.kinds.get(fd);  // IntObjectHashMap: no boxing of the fd
             if (kind == RdmaIoOps.COMPLETIONS) {
                 r.hot = true;
             }
             work++;
             try {
-                r.handle.handle(r, new RdmaIoEvent(kind, fd));
+                r.handle.handle(r, RdmaIoEvent.of(kind));
             } catch (Throwable t) {
                 logger.warn("unexpected exception from {}", r.handle, t);
             }
@@ -289,7 +289,7 @@ public final class RdmaIoHandler implements IoHandler {
     /** One channel's registration; its attachment is the loop's {@link Fabric}. */
     private final class Registration implements IoRegistration {
         final RdmaIoHandle handle;
-        final java.util.Map<Integer, Integer> kinds = new java.util.HashMap<>(4);
+        final IntObjectMap<Integer> kinds = new IntObjectHashMap<>(4);
         boolean valid = true;
         boolean hot = true;
 
@@ -319,7 +319,7 @@ public final class RdmaIoHandler implements IoHandler {
             }
             try {
                 if (o.add) {
-                    if (kinds.put(o.fd, o.kind) == null) {
+                    if (kinds.put(o.fd, Integer.valueOf(o.kind)) == null) {
                         epoll.add(o.fd);
                     }
                     byFd.put(o.fd, this);
