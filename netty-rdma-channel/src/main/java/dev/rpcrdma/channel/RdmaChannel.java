@@ -402,7 +402,16 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     void onCmEvent(CmEvent event) throws Exception {
         switch (event.type()) {
             case CmEventType.ADDR_RESOLVED:
-                cmId.resolveRoute(resolveTimeoutMillis());
+                try {
+                    cmId.resolveRoute(resolveTimeoutMillis());
+                } catch (Throwable t) {
+                    // e.g. ENODEV when the address has no RDMA device (127.0.0.1 with Soft-RoCE): the connect
+                    // fails with that cause instead of a bare ClosedChannelException.
+                    ConnectException e = new ConnectException("no RDMA route to " + requestedRemote
+                            + " (does an RDMA device own that address?): " + t.getMessage());
+                    e.initCause(t);
+                    failConnect(e);
+                }
                 break;
             case CmEventType.ROUTE_RESOLVED:
                 try {
