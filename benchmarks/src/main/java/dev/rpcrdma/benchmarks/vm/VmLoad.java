@@ -36,7 +36,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  *   java -cp benchmarks.jar dev.rpcrdma.benchmarks.vm.VmLoad --stack channel|rpcrdma|tcp [--address 192.0.2.1]
- *        [--warmup SECONDS] [--seconds SECONDS] [--bulk-seconds SECONDS]
+ *        [--fabric native|software] [--warmup SECONDS] [--seconds SECONDS] [--bulk-seconds SECONDS]
  * </pre>
  * <ul>
  *   <li>{@code channel}: netty-rdma-channel alone on the native fabric, a Send echoed as a Send (2 B, 64 B,
@@ -58,6 +58,7 @@ public final class VmLoad {
     private double seconds = 4;
     private double bulkSeconds = 10;
     private String address = "192.0.2.1";
+    private String fabric = "native";
     private boolean warm;
 
     private VmLoad() {
@@ -78,11 +79,12 @@ public final class VmLoad {
             switch (args[i]) {
                 case "--stack": stack = v; i++; break;
                 case "--address": load.address = v; i++; break;
+                case "--fabric": load.fabric = v; i++; break;
                 case "--warmup": load.warmup = Double.parseDouble(v); i++; break;
                 case "--seconds": load.seconds = Double.parseDouble(v); i++; break;
                 case "--bulk-seconds": load.bulkSeconds = Double.parseDouble(v); i++; break;
                 default:
-                    System.err.println("usage: VmLoad --stack channel|rpcrdma|tcp [--address A] [--warmup S]"
+                    System.err.println("usage: VmLoad --stack channel|rpcrdma|tcp [--address A] [--fabric native|software] [--warmup S]"
                             + " [--seconds S] [--bulk-seconds S]");
                     System.exit(2);
             }
@@ -111,7 +113,7 @@ public final class VmLoad {
     }
 
     private void channel(String name, long busyPollNanos) throws Exception {
-        Fabric fabric = Fabrics.select("native");
+        Fabric fabric = Fabrics.select(this.fabric);
         EventLoopGroup server = rdmaGroup(fabric, busyPollNanos);
         EventLoopGroup client = rdmaGroup(fabric, busyPollNanos);
         try (ChannelEcho echo = new ChannelEcho(server, client, address)) {
@@ -148,7 +150,7 @@ public final class VmLoad {
         EventLoopGroup group;
         Bootstrap b;
         if (rdma) {
-            group = rdmaGroup(Fabrics.select("native"), 0);
+            group = rdmaGroup(Fabrics.select(fabric), 0);
             RpcRdmaConfig config = RpcRdmaConfig.DEFAULT
                     .withLimits(RpcRdmaLimits.DEFAULT, EchoProgram.MAX_DATA + 4096).withMaxRequests(32);
             b = new Bootstrap().group(group).channel(RdmaChannel.class)
@@ -160,7 +162,7 @@ public final class VmLoad {
                     .handler(new TcpRpcClientInitializer(new RpcStats(), new TcpRpcConfig(
                             EchoProgram.MAX_DATA + 4096, TcpRpcConfig.DEFAULT_MAX_FRAGMENT_SIZE), timeout));
         }
-        EchoServer server = EchoServer.start("--transport", rdma ? "rdma" : "tcp", "--fabric", "native",
+        EchoServer server = EchoServer.start("--transport", rdma ? "rdma" : "tcp", "--fabric", fabric,
                 "--address", host, "--port", "0", "--threads", "1");
         try {
             Channel ch = b.connect(server.localAddresses().get(0)).sync().channel();
