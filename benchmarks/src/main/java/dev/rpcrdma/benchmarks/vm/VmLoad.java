@@ -54,7 +54,7 @@ public final class VmLoad {
     static final int BULK_IN_FLIGHT = 4;
     static final int MAX_SAMPLES = 1 << 20;
 
-    private double warmup = 5;
+    private double warmup = 15;
     private double seconds = 4;
     private double bulkSeconds = 10;
     private String address = "192.0.2.1";
