@@ -123,7 +123,7 @@ public final class RdmaIoHandler implements IoHandler {
         nextWakeupNanos.set(deadline);
         try {
             if (context.canBlock()) {
-                work = waitAndDispatch(timeoutMillis(deadline));
+                work = waitAndDispatch(timeoutMillis(context, deadline));
             } else {
                 work = waitAndDispatch(0);
             }
@@ -133,11 +133,18 @@ public final class RdmaIoHandler implements IoHandler {
         return work + pollHot(false);
     }
 
-    private static int timeoutMillis(long deadlineNanos) {
+    /**
+     * The {@code epoll_wait} timeout until the loop's next scheduled task: -1 with none, else the delay rounded up
+     * to whole milliseconds. {@code deadlineNanos} is on the executor's own clock (Netty's scheduled-task ticker,
+     * not {@code System.nanoTime()}), so the delay comes from {@link IoHandlerContext#delayNanos}, as in
+     * {@code EpollIoHandler}; subtracting {@code System.nanoTime()} from it gave a delay that was always negative,
+     * and the loop busy-spun on {@code epoll_wait(0)} whenever any task was scheduled (e.g. an RPC call timeout).
+     */
+    static int timeoutMillis(IoHandlerContext context, long deadlineNanos) {
         if (deadlineNanos == NONE) {
             return -1;
         }
-        long delay = deadlineNanos - System.nanoTime();
+        long delay = context.delayNanos(System.nanoTime());
         if (delay <= 0) {
             return 0;
         }

@@ -3,6 +3,7 @@ package dev.rpcrdma.channel;
 import dev.rpcrdma.channel.fabric.software.SoftwareFabric;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerContext;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandle;
 import org.junit.jupiter.api.AfterEach;
@@ -51,6 +52,39 @@ class RdmaIoHandlerTest {
         long start = System.nanoTime();
         loop.schedule(() -> { }, 30, TimeUnit.MILLISECONDS).get(5, TimeUnit.SECONDS);
         assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(30), "not before its deadline");
+    }
+
+    @Test
+    void waitTimeoutComesFromTheExecutorsDelayNotFromSystemNanoTime() {
+        // Netty's deadlines are on its scheduled-task ticker (small numbers since the executor class loaded), not
+        // on System.nanoTime(): a deadline 20 ms ahead on that clock must give a 20 ms epoll_wait, not 0 (which
+        // made every loop with a pending scheduled task, e.g. an RPC call timeout, busy-spin on epoll_wait(0)).
+        long delay = TimeUnit.MILLISECONDS.toNanos(20);
+        assertEquals(20, RdmaIoHandler.timeoutMillis(context(TimeUnit.MILLISECONDS.toNanos(5), delay),
+                TimeUnit.MILLISECONDS.toNanos(5)));
+        assertEquals(1, RdmaIoHandler.timeoutMillis(context(1, 1), 1), "a partial millisecond rounds up");
+        assertEquals(0, RdmaIoHandler.timeoutMillis(context(1, -1), 1), "a past deadline does not block");
+        assertEquals(-1, RdmaIoHandler.timeoutMillis(context(-1, Long.MAX_VALUE), Long.MAX_VALUE),
+                "no deadline blocks until woken");
+    }
+
+    private static IoHandlerContext context(long deadlineNanos, long delayNanos) {
+        return new IoHandlerContext() {
+            @Override
+            public boolean canBlock() {
+                return true;
+            }
+
+            @Override
+            public long delayNanos(long currentTimeNanos) {
+                return delayNanos;
+            }
+
+            @Override
+            public long deadlineNanos() {
+                return deadlineNanos;
+            }
+        };
     }
 
     @Test
