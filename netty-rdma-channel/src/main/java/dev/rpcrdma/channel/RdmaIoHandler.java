@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -65,6 +66,10 @@ public final class RdmaIoHandler implements IoHandler {
     private boolean snapshotStale;
     private boolean shutdownHookAdded;
     private boolean destroyed;
+    /** Threads inside {@link #wakeup()}'s eventfd write: destroy() closes the fd only once none is. */
+    private final AtomicInteger wakeupWriters = new AtomicInteger();
+    /** Set by destroy() before it waits for {@link #wakeupWriters}: no new write starts after it. */
+    private volatile boolean wakeupFdClosing;
 
     private RdmaIoHandler(ThreadAwareExecutor executor, RdmaIoHandlerConfig config) {
         this.executor = ObjectUtil.checkNotNull(executor, "executor");
@@ -258,6 +263,12 @@ public final class RdmaIoHandler implements IoHandler {
         } catch (IOException e) {
             logger.debug("failed to close the epoll fd", e);
         }
+        // A wakeup() from another thread (e.g. shutdownGracefully) may race with this: stop new writes, wait for the
+        // ones under way, and only then close the eventfd, so no write can hit a closed (or reused) fd number.
+        wakeupFdClosing = true;
+        while (wakeupWriters.get() != 0) {
+            Thread.onSpinWait();
+        }
         try {
             wakeupFd.close();
         } catch (IOException e) {
@@ -283,8 +294,16 @@ public final class RdmaIoHandler implements IoHandler {
 
     @Override
     public void wakeup() {
-        if (!executor.isExecutorThread(Thread.currentThread()) && nextWakeupNanos.getAndSet(AWAKE) != AWAKE) {
-            Native.eventFdWrite(wakeupFd.intValue(), 1L);
+        if (executor.isExecutorThread(Thread.currentThread())) {
+            return;
+        }
+        wakeupWriters.incrementAndGet();
+        try {
+            if (!wakeupFdClosing && nextWakeupNanos.getAndSet(AWAKE) != AWAKE) {
+                Native.eventFdWrite(wakeupFd.intValue(), 1L);
+            }
+        } finally {
+            wakeupWriters.decrementAndGet();
         }
     }
 
