@@ -93,6 +93,11 @@ public final class CallOptions {
         return replyDdpItems.clone();
     }
 
+    /** The hint array itself (never modified: copied on the way in), for {@code RpcCall} to copy once. */
+    int[] replyDdpItemsUnsafe() {
+        return replyDdpItems;
+    }
+
     static int max(int[] sizes) {
         int max = 0;
         for (int s : sizes) {

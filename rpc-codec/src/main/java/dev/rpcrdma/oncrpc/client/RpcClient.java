@@ -1,7 +1,5 @@
 package dev.rpcrdma.oncrpc.client;
 
-import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
-import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
@@ -86,37 +84,21 @@ public final class RpcClient {
             future.completeExceptionally(new RpcConnectionClosedException("connection " + channel + " is closed"));
             return future;
         }
-        int xid = handler.allocateXid();
-        RpcCall call = new RpcCall(xid, prog, vers, proc, options.credential())
-                .withReplyHints(options.replyDdpItems(), options.maxReplySize());
         Duration timeout = options.timeout() != null ? options.timeout() : handler.defaultTimeout();
-        RpcClientHandler.PendingCall<T> pending = new RpcClientHandler.PendingCall<>(xid, decoder, future);
-        OutboundRpcMessage message = new OutboundRpcMessage(call, args);
+        RpcClientHandler.PendingCall<T> pending = new RpcClientHandler.PendingCall<>(handler, channel, prog, vers,
+                proc, options, timeout, args, decoder, future);
         EventLoop loop = channel.eventLoop();
-        // Registering, arming the timeout and writing happen in one event-loop task.
+        // The xid, the pending-table entry, the timeout and the write all happen in one event-loop task.
         if (loop.inEventLoop()) {
-            send(pending, message, timeout);
+            pending.run();
         } else {
             try {
-                loop.execute(() -> send(pending, message, timeout));
+                loop.execute(pending);
             } catch (RejectedExecutionException e) {
-                message.release();
+                args.release();
                 future.completeExceptionally(new RpcConnectionClosedException("event loop shut down", e));
             }
         }
         return future;
-    }
-
-    private void send(RpcClientHandler.PendingCall<?> pending, OutboundRpcMessage message, Duration timeout) {
-        if (!handler.register(pending, channel.eventLoop(), timeout)) {
-            message.release();
-            return;
-        }
-        int xid = pending.xid;
-        channel.writeAndFlush(message).addListener(f -> {
-            if (!f.isSuccess()) {
-                handler.fail(xid, new RpcConnectionClosedException("could not send the call", f.cause()));
-            }
-        });
     }
 }

@@ -2,24 +2,26 @@ package dev.rpcrdma.oncrpc.client;
 
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.OpaqueAuth;
+import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcReply;
-import dev.rpcrdma.oncrpc.xdr.XdrException;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
-
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Client side of RFC 5531 on one connection: XID allocation, the table of pending calls, per-call timeouts,
@@ -28,15 +30,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  * call when the transport fires an {@link RpcCallFailedEvent} for it. Replies with
  * an unknown xid are logged, counted ({@link RpcStats#unknownXidReplies()}) and dropped; CALLs arriving at a
  * client are counted as unexpected and dropped. Use through {@link RpcClient}. Not sharable.
+ *
+ * <p>Threading: the pending table, XID allocation and timeouts are confined to the channel's event loop (like
+ * Netty's own per-channel state), so a call costs no lock, no boxing and no concurrent map; {@link RpcClient}
+ * hands each call to the loop in one task.
  */
 public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcClientHandler.class);
 
-    private final Map<Integer, PendingCall<?>> pending = new ConcurrentHashMap<>();
-    private final AtomicInteger nextXid = new AtomicInteger(ThreadLocalRandom.current().nextInt());
+    /** Pending calls by xid; event loop only. */
+    private final IntObjectHashMap<PendingCall<?>> pending = new IntObjectHashMap<>();
     private final RpcStats stats;
     private final Duration defaultTimeout;
+    /** Next xid to try; event loop only (RFC 5531 §9: the client chooses it). */
+    private int nextXid = ThreadLocalRandom.current().nextInt();
     private volatile boolean closed;
 
     /** A handler with the given counters and default call timeout. */
@@ -54,15 +62,18 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
         return defaultTimeout;
     }
 
-    /** Number of calls waiting for a reply. */
+    /**
+     * Number of calls waiting for a reply. Exact on the channel's event loop, or after a call's future completed;
+     * elsewhere a recent value.
+     */
     public int pendingCalls() {
         return pending.size();
     }
 
-    /** Allocates an xid not in use by a pending call (RFC 5531 §9: the client chooses it). */
-    int allocateXid() {
+    /** An xid not in use by a pending call; event loop only. */
+    private int allocateXid() {
         for (;;) {
-            int xid = nextXid.getAndIncrement();
+            int xid = nextXid++;
             if (!pending.containsKey(xid)) {
                 return xid;
             }
@@ -70,22 +81,24 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Registers a pending call. Returns false (after failing it) if the connection already closed: the caller
-     * must then not send.
+     * Sends a call handed over by {@link RpcClient}: on the event loop, allocates its xid, registers it, arms its
+     * timeout and writes it. Takes ownership of the call's arguments.
      */
-    <T> boolean register(PendingCall<T> call, EventExecutor executor, Duration timeout) {
-        if (pending.putIfAbsent(call.xid, call) != null) {
-            call.future.completeExceptionally(new IllegalStateException("xid in use: " + call.xid));
-            return false;
-        }
+    void send(PendingCall<?> call) {
         if (closed) {
-            fail(call.xid, new RpcConnectionClosedException("connection closed before the call was sent"));
-            return false;
+            call.args.release();
+            call.future.completeExceptionally(new RpcConnectionClosedException(
+                    "connection closed before the call was sent"));
+            return;
         }
-        call.timeout = executor.schedule(() -> fail(call.xid, new RpcTimeoutException(
-                "no reply to xid " + Integer.toUnsignedString(call.xid) + " within " + timeout)),
-                timeout.toNanos(), TimeUnit.NANOSECONDS);
-        return true;
+        int xid = allocateXid();
+        call.xid = xid;
+        pending.put(xid, call);
+        call.timeout = call.channel.eventLoop().schedule(call, call.timeoutDuration.toNanos(), TimeUnit.NANOSECONDS);
+        RpcCall header = new RpcCall(xid, RpcCall.RPC_VERSION, call.program, call.version, call.procedure,
+                call.options.credential(), OpaqueAuth.NONE, null, call.options.replyDdpItemsUnsafe(),
+                call.options.maxReplySize());
+        call.channel.writeAndFlush(new OutboundRpcMessage(header, call.args)).addListener(call);
     }
 
     /** Removes and fails a pending call (write failure, timeout, transport event); false if none was pending. */
@@ -97,6 +110,13 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
         call.cancelTimeout();
         call.future.completeExceptionally(cause);
         return true;
+    }
+
+    /** Fails {@code call} if it is still the pending call of its xid. */
+    private void fail(PendingCall<?> call, Throwable cause) {
+        if (pending.get(call.xid) == call) {
+            fail(call.xid, cause);
+        }
     }
 
     @Override
@@ -162,8 +182,8 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
 
     private void failAll(RpcConnectionClosedException cause) {
         closed = true;
-        for (Integer xid : pending.keySet()) {
-            fail(xid, cause);
+        for (PendingCall<?> call : pending.values().toArray(new PendingCall<?>[0])) {
+            fail(call.xid, cause);
         }
     }
 
@@ -171,16 +191,58 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
         return closed;
     }
 
-    static final class PendingCall<T> {
-        final int xid;
+    /**
+     * One call from {@link RpcClient#call} to its reply. As a {@link Runnable} it is first the hand-off of the call
+     * to the event loop ({@link #send}), then its timeout task; as a {@link ChannelFutureListener} it fails the call
+     * when the write fails. One object per call for all three roles.
+     */
+    static final class PendingCall<T> implements Runnable, ChannelFutureListener {
+        final RpcClientHandler handler;
+        final Channel channel;
+        final int program;
+        final int version;
+        final int procedure;
+        final CallOptions options;
+        final Duration timeoutDuration;
+        final XdrPayload args;
         final RpcReplyDecoder<T> decoder;
         final CompletableFuture<T> future;
-        volatile ScheduledFuture<?> timeout;
+        /** Set on the event loop by {@link RpcClientHandler#send}. */
+        int xid;
+        ScheduledFuture<?> timeout;
+        private boolean handedOver;
 
-        PendingCall(int xid, RpcReplyDecoder<T> decoder, CompletableFuture<T> future) {
-            this.xid = xid;
+        PendingCall(RpcClientHandler handler, Channel channel, int program, int version, int procedure,
+                    CallOptions options, Duration timeoutDuration, XdrPayload args, RpcReplyDecoder<T> decoder,
+                    CompletableFuture<T> future) {
+            this.handler = handler;
+            this.channel = channel;
+            this.program = program;
+            this.version = version;
+            this.procedure = procedure;
+            this.options = options;
+            this.timeoutDuration = timeoutDuration;
+            this.args = args;
             this.decoder = decoder;
             this.future = future;
+        }
+
+        @Override
+        public void run() {
+            if (!handedOver) {
+                handedOver = true;
+                handler.send(this);
+                return;
+            }
+            handler.fail(this, new RpcTimeoutException("no reply to xid " + Integer.toUnsignedString(xid)
+                    + " within " + timeoutDuration));
+        }
+
+        @Override
+        public void operationComplete(ChannelFuture f) {
+            if (!f.isSuccess()) {
+                handler.fail(this, new RpcConnectionClosedException("could not send the call", f.cause()));
+            }
         }
 
         void cancelTimeout() {

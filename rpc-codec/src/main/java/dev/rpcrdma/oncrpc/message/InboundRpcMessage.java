@@ -5,7 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.util.AbstractReferenceCounted;
 import io.netty.util.ReferenceCounted;
 
-import java.util.ArrayDeque;
+import io.netty.util.internal.ObjectUtil;
 import java.util.Deque;
 
 /**
@@ -24,11 +24,12 @@ public final class InboundRpcMessage extends AbstractReferenceCounted {
     private final Deque<ByteBuf> placed;
     private final XdrReader body;
 
+    /** {@code placed} null: inline only (TCP), no deque at all. */
     InboundRpcMessage(RpcMessage header, ByteBuf buffer, Deque<ByteBuf> placed) {
         this.header = header;
         this.buffer = buffer;
         this.placed = placed;
-        this.body = new XdrReader(buffer, placed);
+        this.body = placed == null ? new XdrReader(buffer) : new XdrReader(buffer, placed);
     }
 
     /** Creates a message from an already-decoded header and a body; takes ownership of the buffers. */
@@ -38,7 +39,7 @@ public final class InboundRpcMessage extends AbstractReferenceCounted {
 
     /** Creates a message from an already-decoded header and an inline body; takes ownership of it. */
     public static InboundRpcMessage of(RpcMessage header, ByteBuf body) {
-        return new InboundRpcMessage(header, body, new ArrayDeque<>(0));
+        return new InboundRpcMessage(header, ObjectUtil.checkNotNull(body, "body"), null);
     }
 
     /** The header. */
@@ -72,15 +73,17 @@ public final class InboundRpcMessage extends AbstractReferenceCounted {
     @Override
     protected void deallocate() {
         buffer.release();
-        ByteBuf b;
-        while ((b = placed.pollFirst()) != null) {
-            b.release();
+        if (placed != null) {
+            ByteBuf b;
+            while ((b = placed.pollFirst()) != null) {
+                b.release();
+            }
         }
     }
 
     @Override
     public String toString() {
         return "InboundRpcMessage(" + header + ", body=" + buffer.readableBytes() + " bytes"
-                + (placed.isEmpty() ? "" : ", placed=" + placed.size()) + ')';
+                + (placed == null || placed.isEmpty() ? "" : ", placed=" + placed.size()) + ')';
     }
 }

@@ -23,6 +23,8 @@ public final class RpcCall extends RpcMessage {
 
     /** RFC 5531 §9: the only RPC protocol version. */
     public static final int RPC_VERSION = 2;
+    /** No DDP-eligible reply items (shared: a zero-length array has no state). */
+    private static final int[] NO_ITEMS = new int[0];
 
     private final int rpcvers;
     private final int program;
@@ -47,7 +49,7 @@ public final class RpcCall extends RpcMessage {
                    OpaqueAuth verifier, AuthStat authError, int maxDdpReplyItem, int maxReplySize) {
         this(xid, rpcvers, program, version, procedure, credential, verifier, authError,
                 ObjectUtil.checkPositiveOrZero(maxDdpReplyItem, "maxDdpReplyItem") > 0
-                        ? new int[] {maxDdpReplyItem} : new int[0], maxReplySize);
+                        ? new int[] {maxDdpReplyItem} : NO_ITEMS, maxReplySize);
     }
 
     /**
@@ -64,7 +66,8 @@ public final class RpcCall extends RpcMessage {
         this.credential = ObjectUtil.checkNotNull(credential, "credential");
         this.verifier = ObjectUtil.checkNotNull(verifier, "verifier");
         this.authError = authError;
-        this.replyDdpItems = ObjectUtil.checkNotNull(replyDdpItems, "replyDdpItems").clone();
+        this.replyDdpItems = ObjectUtil.checkNotNull(replyDdpItems, "replyDdpItems").length == 0 ? NO_ITEMS
+                : replyDdpItems.clone();
         for (int i = 0; i < this.replyDdpItems.length; i++) {
             ObjectUtil.checkPositiveOrZero(this.replyDdpItems[i], "replyDdpItems[" + i + "]");
         }
@@ -125,7 +128,7 @@ public final class RpcCall extends RpcMessage {
      * item is wanted inline); empty if none. A copy. Never encoded.
      */
     public int[] replyDdpItems() {
-        return replyDdpItems.clone();
+        return replyDdpItems.length == 0 ? NO_ITEMS : replyDdpItems.clone();
     }
 
     /** Number of DDP-eligible reply items hinted (the length of {@link #replyDdpItems()}), without a copy. */

@@ -36,22 +36,28 @@ public final class RpcMessageCodec {
      *                      accept_stat / reject_stat). The caller logs, counts and drops the message.
      */
     public static InboundRpcMessage decode(ByteBuf record, Collection<ByteBuf> placed) throws XdrException {
-        Deque<ByteBuf> deque = new ArrayDeque<>(placed);
+        return decode(record, new ArrayDeque<>(placed), placed);
+    }
+
+    /** {@link #decode(ByteBuf, Collection)} without placed data (TCP): no deque is allocated. */
+    public static InboundRpcMessage decode(ByteBuf record) throws XdrException {
+        return decode(record, null, null);
+    }
+
+    private static InboundRpcMessage decode(ByteBuf record, Deque<ByteBuf> deque, Collection<ByteBuf> placed)
+            throws XdrException {
         try {
             RpcMessage header = decodeHeader(new XdrReader(record));
             return new InboundRpcMessage(header, record, deque);
         } catch (XdrException | RuntimeException e) {
             record.release();
-            for (ByteBuf b : deque) {
-                b.release();
+            if (placed != null) {
+                for (ByteBuf b : placed) {
+                    b.release();
+                }
             }
             throw e;
         }
-    }
-
-    /** {@link #decode(ByteBuf, Collection)} without placed data (TCP). */
-    public static InboundRpcMessage decode(ByteBuf record) throws XdrException {
-        return decode(record, new ArrayDeque<>(0));
     }
 
     /**

@@ -15,7 +15,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One received call and the way to answer it, exactly once, now or later, from any thread (a promise-like reply
@@ -29,7 +29,11 @@ public final class RpcCallContext {
     private final ChannelHandlerContext ctx;
     private final RpcCall call;
     private final AuthSysCredential authSys;
-    private final AtomicBoolean replied = new AtomicBoolean();
+    private static final AtomicIntegerFieldUpdater<RpcCallContext> REPLIED =
+            AtomicIntegerFieldUpdater.newUpdater(RpcCallContext.class, "replied");
+
+    /** 0 until the first reply (a field updater: no extra object per call). */
+    private volatile int replied;
 
     RpcCallContext(ChannelHandlerContext ctx, RpcCall call, AuthSysCredential authSys) {
         this.ctx = ctx;
@@ -64,7 +68,7 @@ public final class RpcCallContext {
 
     /** Whether a reply was already sent. */
     public boolean isReplied() {
-        return replied.get();
+        return replied != 0;
     }
 
     /** Replies MSG_ACCEPTED SUCCESS with the given results; takes ownership of {@code results}. */
@@ -93,7 +97,7 @@ public final class RpcCallContext {
     }
 
     private ChannelFuture send(RpcReply reply, XdrPayload body) {
-        if (!replied.compareAndSet(false, true)) {
+        if (!REPLIED.compareAndSet(this, 0, 1)) {
             body.release();
             logger.warn("{} second reply to {} ignored", ctx.channel(), call);
             return ctx.newFailedFuture(new IllegalStateException("call already answered: " + call));

@@ -1,27 +1,79 @@
 package dev.rpcrdma.oncrpc.server;
 
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.IntObjectMap;
 import io.netty.util.internal.ObjectUtil;
-
-import java.util.Map;
-import java.util.NavigableMap;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * The programs, versions and procedures a server offers. Thread-safe; registrations may happen while serving.
  * Shared by every connection of a server, whatever transport carries them.
+ *
+ * <p>Registrations are rare and calls are many: the table is an immutable snapshot replaced on each
+ * (un)registration (copy-on-write), so a lookup on the serving path takes no lock, boxes no number and allocates
+ * nothing; every possible answer is precomputed.
  */
 public final class RpcProgramRegistry {
 
-    private final Map<Integer, NavigableMap<Integer, Map<Integer, RpcProcedure>>> programs =
-            new ConcurrentHashMap<>();
+    /** RFC 5531 §9 PROG_UNAVAIL. */
+    private static final Lookup PROGRAM_UNAVAILABLE = new Lookup(null, false, false, 0, 0);
+
+    /** One program version: its procedures, each with its ready-made successful lookup. */
+    private static final class Version {
+        final IntObjectMap<Lookup> procedures;
+        /** PROC_UNAVAIL for this version. */
+        final Lookup procedureUnavailable = new Lookup(null, true, true, 0, 0);
+
+        Version(IntObjectMap<Lookup> procedures) {
+            this.procedures = procedures;
+        }
+    }
+
+    /** One program: its versions and the PROG_MISMATCH answer (lowest and highest version, unsigned). */
+    private static final class Program {
+        final IntObjectMap<Version> versions;
+        final Lookup mismatch;
+
+        Program(IntObjectMap<Version> versions) {
+            this.versions = versions;
+            int low = -1;
+            int high = 0;
+            for (int v : versions.keySet()) {
+                if (Integer.compareUnsigned(v, low) < 0) {
+                    low = v;
+                }
+                if (Integer.compareUnsigned(v, high) > 0) {
+                    high = v;
+                }
+            }
+            mismatch = new Lookup(null, true, false, low, high);
+        }
+    }
+
+    private final Object lock = new Object();
+    /** Immutable snapshot: never modified after publication. */
+    private volatile IntObjectMap<Program> programs = new IntObjectHashMap<>();
 
     /** Registers {@code procedure} as procedure {@code proc} of program {@code prog} version {@code vers}. */
     public RpcProgramRegistry register(int prog, int vers, int proc, RpcProcedure procedure) {
         ObjectUtil.checkNotNull(procedure, "procedure");
-        programs.computeIfAbsent(prog, p -> new ConcurrentSkipListMap<>(Integer::compareUnsigned))
-                .computeIfAbsent(vers, v -> new ConcurrentHashMap<>())
-                .put(proc, procedure);
+        synchronized (lock) {
+            IntObjectMap<Program> next = new IntObjectHashMap<>(programs.size() + 1);
+            next.putAll(programs);
+            Program program = next.get(prog);
+            IntObjectMap<Version> versions = new IntObjectHashMap<>();
+            if (program != null) {
+                versions.putAll(program.versions);
+            }
+            Version version = versions.get(vers);
+            IntObjectMap<Lookup> procedures = new IntObjectHashMap<>();
+            if (version != null) {
+                procedures.putAll(version.procedures);
+            }
+            procedures.put(proc, new Lookup(procedure, true, true, 0, 0));
+            versions.put(vers, new Version(procedures));
+            next.put(prog, new Program(versions));
+            programs = next;
+        }
         return this;
     }
 
@@ -32,9 +84,22 @@ public final class RpcProgramRegistry {
 
     /** Removes a whole program version. */
     public RpcProgramRegistry unregister(int prog, int vers) {
-        NavigableMap<Integer, Map<Integer, RpcProcedure>> versions = programs.get(prog);
-        if (versions != null) {
+        synchronized (lock) {
+            Program program = programs.get(prog);
+            if (program == null || !program.versions.containsKey(vers)) {
+                return this;
+            }
+            IntObjectMap<Program> next = new IntObjectHashMap<>(programs.size());
+            next.putAll(programs);
+            IntObjectMap<Version> versions = new IntObjectHashMap<>();
+            versions.putAll(program.versions);
             versions.remove(vers);
+            if (versions.isEmpty()) {
+                next.remove(prog);
+            } else {
+                next.put(prog, new Program(versions));
+            }
+            programs = next;
         }
         return this;
     }
@@ -57,19 +122,15 @@ public final class RpcProgramRegistry {
     }
 
     Lookup lookup(int prog, int vers, int proc) {
-        NavigableMap<Integer, Map<Integer, RpcProcedure>> versions = programs.get(prog);
-        if (versions == null || versions.isEmpty()) {
-            return new Lookup(null, false, false, 0, 0);
+        Program program = programs.get(prog);
+        if (program == null) {
+            return PROGRAM_UNAVAILABLE;
         }
-        Map<Integer, RpcProcedure> procedures = versions.get(vers);
-        if (procedures == null) {
-            Map.Entry<Integer, ?> low = versions.firstEntry();
-            Map.Entry<Integer, ?> high = versions.lastEntry();
-            if (low == null || high == null) {
-                return new Lookup(null, false, false, 0, 0);
-            }
-            return new Lookup(null, true, false, low.getKey(), high.getKey());
+        Version version = program.versions.get(vers);
+        if (version == null) {
+            return program.mismatch;
         }
-        return new Lookup(procedures.get(proc), true, true, 0, 0);
+        Lookup found = version.procedures.get(proc);
+        return found != null ? found : version.procedureUnavailable;
     }
 }

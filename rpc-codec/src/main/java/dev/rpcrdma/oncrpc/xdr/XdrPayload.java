@@ -38,7 +38,8 @@ public final class XdrPayload extends AbstractReferenceCounted {
 
     private final ByteBufAllocator alloc;
     private final List<ByteBuf> segments;
-    private final List<DdpItem> items;
+    /** DDP-eligible items; the shared empty list until the first one (most payloads have none). */
+    private List<DdpItem> items;
     private final XdrWriter writer;
 
     private XdrPayload(ByteBufAllocator alloc, List<ByteBuf> segments, List<DdpItem> items) {
@@ -54,7 +55,7 @@ public final class XdrPayload extends AbstractReferenceCounted {
         List<ByteBuf> segments = new ArrayList<>(2);
         // Segments are allocated on first write: empty payloads (void results) cost no buffer.
         segments.add(Unpooled.EMPTY_BUFFER);
-        return new XdrPayload(alloc, segments, new ArrayList<>(0));
+        return new XdrPayload(alloc, segments, Collections.emptyList());
     }
 
     /** A payload of one plain segment holding the readable bytes of {@code xdr}; takes ownership of it. */
@@ -62,7 +63,7 @@ public final class XdrPayload extends AbstractReferenceCounted {
         ObjectUtil.checkNotNull(alloc, "alloc");
         List<ByteBuf> segments = new ArrayList<>(2);
         segments.add(xdr);
-        return new XdrPayload(alloc, segments, new ArrayList<>(0));
+        return new XdrPayload(alloc, segments, Collections.emptyList());
     }
 
     /**
@@ -109,7 +110,11 @@ public final class XdrPayload extends AbstractReferenceCounted {
         ObjectUtil.checkNotNull(data, "data");
         writableSegment().writeInt(data.readableBytes());
         // The item's data starts right after its length word (RFC 8166 §3.4.5).
-        items.add(new DdpItem(inlineLength(), data));
+        DdpItem item = new DdpItem(inlineLength(), data);
+        if (items.isEmpty()) {
+            items = new ArrayList<>(2);
+        }
+        items.add(item);
         segments.add(Unpooled.EMPTY_BUFFER);
         writer.target(Unpooled.EMPTY_BUFFER);
         return this;
@@ -130,7 +135,8 @@ public final class XdrPayload extends AbstractReferenceCounted {
     /** Length of the fully-inline XDR encoding (segments, item data and pads). */
     public int inlineLength() {
         int length = reducedLength();
-        for (DdpItem item : items) {
+        for (int i = 0; i < items.size(); i++) {
+            DdpItem item = items.get(i);
             length += item.length() + item.padLength();
         }
         return length;
@@ -139,8 +145,8 @@ public final class XdrPayload extends AbstractReferenceCounted {
     /** Length of the reduced stream: the inline length minus every item's data and pad. */
     public int reducedLength() {
         int length = 0;
-        for (ByteBuf s : segments) {
-            length += s.readableBytes();
+        for (int i = 0; i < segments.size(); i++) {
+            length += segments.get(i).readableBytes();
         }
         return length;
     }
@@ -154,7 +160,9 @@ public final class XdrPayload extends AbstractReferenceCounted {
     public void writeInline(ByteBuf out) {
         for (int i = 0; i < segments.size(); i++) {
             ByteBuf s = segments.get(i);
-            out.writeBytes(s, s.readerIndex(), s.readableBytes());
+            if (s.isReadable()) {
+                out.writeBytes(s, s.readerIndex(), s.readableBytes());
+            }
             if (i < items.size()) {
                 DdpItem item = items.get(i);
                 out.writeBytes(item.data(), item.data().readerIndex(), item.length());
@@ -165,8 +173,11 @@ public final class XdrPayload extends AbstractReferenceCounted {
 
     /** Writes the reduced stream (RFC 8166 §3.4.5): everything except each item's data and pad. */
     public void writeReduced(ByteBuf out) {
-        for (ByteBuf s : segments) {
-            out.writeBytes(s, s.readerIndex(), s.readableBytes());
+        for (int i = 0; i < segments.size(); i++) {
+            ByteBuf s = segments.get(i);
+            if (s.isReadable()) {
+                out.writeBytes(s, s.readerIndex(), s.readableBytes());
+            }
         }
     }
 

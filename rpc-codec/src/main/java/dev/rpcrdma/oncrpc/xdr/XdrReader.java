@@ -4,7 +4,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.util.internal.ObjectUtil;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.Deque;
 
 /**
@@ -26,12 +25,22 @@ import java.util.Deque;
  */
 public final class XdrReader {
 
+    /** What a zero-length opaque reads as (shared: a zero-length array has no state). */
+    private static final byte[] EMPTY = new byte[0];
+    /** Kinds of variable-length items, for error messages built only on failure. */
+    private static final int OPAQUE = 0;
+    private static final int STRING = 1;
+    private static final int ARRAY = 2;
+    private static final int DDP_OPAQUE = 3;
+
     private final ByteBuf in;
+    /** Placed DDP data; null when there is none (the inline-only, TCP case costs no deque). */
     private final Deque<ByteBuf> placed;
 
     /** A reader over inline XDR only (e.g. a TCP record). */
     public XdrReader(ByteBuf in) {
-        this(in, new ArrayDeque<>(0));
+        this.in = ObjectUtil.checkNotNull(in, "in");
+        this.placed = null;
     }
 
     /**
@@ -56,13 +65,30 @@ public final class XdrReader {
 
     /** Placed DDP buffers not yet taken by {@link #readDdpOpaque(int)}. */
     public int pendingPlacedItems() {
-        return placed.size();
+        return placed == null ? 0 : placed.size();
     }
 
     private void need(long bytes, String what) throws XdrException {
         if (bytes > in.readableBytes()) {
-            throw new XdrException("truncated XDR: " + what + " needs " + bytes + " bytes, " + in.readableBytes()
-                    + " remain");
+            throw truncated(what, bytes);
+        }
+    }
+
+    private XdrException truncated(String what, long bytes) {
+        return new XdrException("truncated XDR: " + what + " needs " + bytes + " bytes, " + in.readableBytes()
+                + " remain");
+    }
+
+    private static String describe(int kind, long max) {
+        switch (kind) {
+            case OPAQUE:
+                return "opaque<" + max + ">";
+            case STRING:
+                return "string<" + max + ">";
+            case ARRAY:
+                return "array<" + max + ">";
+            default:
+                return "DDP opaque<" + max + ">";
         }
     }
 
@@ -105,16 +131,19 @@ public final class XdrReader {
      * Reads a length word and checks it against {@code max} and against the remaining inline bytes (data plus pad).
      * Used by every variable-length item.
      */
-    private int readLength(int max, String what) throws XdrException {
+    private int readLength(int max, int kind) throws XdrException {
         long length = readUnsignedInt();
-        checkMax(length, max, what);
-        need(Xdr.padded(length), what + " of declared length " + length);
+        checkMax(length, max, kind);
+        long padded = Xdr.padded(length);
+        if (padded > in.readableBytes()) {
+            throw truncated(describe(kind, max) + " of declared length " + length, padded);
+        }
         return (int) length;
     }
 
-    private static void checkMax(long length, int max, String what) throws XdrException {
+    private static void checkMax(long length, int max, int kind) throws XdrException {
         if (length > max) {
-            throw new XdrException(what + " declares length " + length + ", over its bound " + max);
+            throw new XdrException(describe(kind, max) + " declares length " + length + ", over its bound " + max);
         }
     }
 
@@ -125,16 +154,24 @@ public final class XdrReader {
     /** RFC 4506 §4.9 fixed-length opaque of a schema-given length, copied. */
     public byte[] readFixedOpaque(int length) throws XdrException {
         ObjectUtil.checkPositiveOrZero(length, "length");
-        need(Xdr.padded(length), "opaque[" + length + "]");
+        if (Xdr.padded(length) > in.readableBytes()) {
+            throw truncated("opaque[" + length + "]", Xdr.padded(length));
+        }
         byte[] data = new byte[length];
         in.readBytes(data);
         skipPad(length);
         return data;
     }
 
-    /** RFC 4506 §4.10 variable-length opaque of at most {@code max} bytes, copied (use for small items). */
+    /**
+     * RFC 4506 §4.10 variable-length opaque of at most {@code max} bytes, copied (use for small items). A
+     * zero-length opaque returns one shared empty array.
+     */
     public byte[] readOpaque(int max) throws XdrException {
-        int length = readLength(max, "opaque<" + max + ">");
+        int length = readLength(max, OPAQUE);
+        if (length == 0) {
+            return EMPTY;
+        }
         byte[] data = new byte[length];
         in.readBytes(data);
         skipPad(length);
@@ -146,7 +183,7 @@ public final class XdrReader {
      * inline buffer. The caller releases it.
      */
     public ByteBuf readOpaqueSlice(int max) throws XdrException {
-        int length = readLength(max, "opaque<" + max + ">");
+        int length = readLength(max, OPAQUE);
         ByteBuf data = in.readRetainedSlice(length);
         skipPad(length);
         return data;
@@ -154,14 +191,14 @@ public final class XdrReader {
 
     /** Skips a variable-length opaque of at most {@code max} bytes. */
     public void skipOpaque(int max) throws XdrException {
-        int length = readLength(max, "opaque<" + max + ">");
+        int length = readLength(max, OPAQUE);
         in.skipBytes(length);
         skipPad(length);
     }
 
     /** RFC 4506 §4.11 string of at most {@code max} bytes, decoded as UTF-8 (ASCII is a subset). */
     public String readString(int max) throws XdrException {
-        int length = readLength(max, "string<" + max + ">");
+        int length = readLength(max, STRING);
         String s = in.toString(in.readerIndex(), length, StandardCharsets.UTF_8);
         in.skipBytes(length);
         skipPad(length);
@@ -176,8 +213,10 @@ public final class XdrReader {
     public int readArrayLength(int max, int minElementSize) throws XdrException {
         ObjectUtil.checkPositive(minElementSize, "minElementSize");
         long count = readUnsignedInt();
-        checkMax(count, max, "array<" + max + ">");
-        need(count * minElementSize, "array of " + count + " elements");
+        checkMax(count, max, ARRAY);
+        if (count * minElementSize > in.readableBytes()) {
+            throw truncated("array of " + count + " elements", count * minElementSize);
+        }
         return (int) count;
     }
 
@@ -194,7 +233,7 @@ public final class XdrReader {
      * is read inline and the following items still meet their own chunks.
      */
     public ByteBuf readDdpOpaque(int max) throws XdrException {
-        ByteBuf data = placed.peekFirst();
+        ByteBuf data = placed == null ? null : placed.peekFirst();
         if (data == null) {
             return readOpaqueSlice(max);
         }
@@ -204,7 +243,7 @@ public final class XdrReader {
             return readOpaqueSlice(max);
         }
         long length = readUnsignedInt();
-        checkMax(length, max, "DDP opaque<" + max + ">");
+        checkMax(length, max, DDP_OPAQUE);
         if (length != data.readableBytes()) {
             throw new XdrException("DDP opaque declares length " + length + " but " + data.readableBytes()
                     + " bytes were placed");
