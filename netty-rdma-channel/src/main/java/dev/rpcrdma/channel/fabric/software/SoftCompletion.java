@@ -1,16 +1,16 @@
 package dev.rpcrdma.channel.fabric.software;
 
-/** One generated work completion ({@code struct ibv_wc}). */
+/** One generated work completion ({@code struct ibv_wc}): an entry of the completion queue's ring, reused. */
 final class SoftCompletion {
-    final long wrId;
-    final int status;
-    final int opcode;
-    final int byteLength;
-    final int flags;
-    final int invalidatedRkey;
-    final int qpNum;
+    long wrId;
+    int status;
+    int opcode;
+    int byteLength;
+    int flags;
+    int invalidatedRkey;
+    int qpNum;
 
-    SoftCompletion(long wrId, int status, int opcode, int byteLength, int flags, int invalidatedRkey, int qpNum) {
+    void set(long wrId, int status, int opcode, int byteLength, int flags, int invalidatedRkey, int qpNum) {
         this.wrId = wrId;
         this.status = status;
         this.opcode = opcode;

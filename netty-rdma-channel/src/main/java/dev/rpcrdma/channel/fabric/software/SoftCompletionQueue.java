@@ -5,14 +5,16 @@ import dev.rpcrdma.channel.fabric.CompletionQueue;
 import dev.rpcrdma.channel.fabric.FabricException;
 
 import java.io.IOException;
-import java.util.ArrayDeque;
 
-/** Completion queue with a fixed capacity; overflowing it is a fatal CQ error, as on hardware. */
+/**
+ * Completion queue with a fixed capacity; overflowing it is a fatal CQ error, as on hardware. Its entries are a ring
+ * of reused {@link SoftCompletion}s (no allocation per completion).
+ */
 final class SoftCompletionQueue implements CompletionQueue {
     private final SoftwareFabric fabric;
     private final SoftCompletionChannel channel;
     private final int capacity;
-    private final ArrayDeque<SoftCompletion> entries = new ArrayDeque<>();
+    private final SlotRing<SoftCompletion> entries;
     private boolean armed;
     private boolean overflowed;
     private boolean closed;
@@ -23,19 +25,20 @@ final class SoftCompletionQueue implements CompletionQueue {
         this.fabric = fabric;
         this.capacity = capacity;
         this.channel = channel;
+        entries = new SlotRing<>(capacity, SoftCompletion::new);
         fabric.count("cq", 1);
     }
 
     /** Adds a completion; caller holds the fabric lock. */
-    void add(SoftCompletion c) {
+    void add(long wrId, int status, int opcode, int byteLength, int flags, int invalidatedRkey, int qpNum) {
         if (closed) {
             return;
         }
-        if (entries.size() >= capacity) {
+        if (entries.isFull()) {
             overflowed = true;
             return;
         }
-        entries.add(c);
+        entries.claimTail().set(wrId, status, opcode, byteLength, flags, invalidatedRkey, qpNum);
         if (armed && channel != null) {
             armed = false;
             channel.signal(this);

@@ -14,12 +14,14 @@ import dev.rpcrdma.channel.fabric.WrOpcode;
 import io.netty.util.internal.PlatformDependent;
 
 import java.io.IOException;
-import java.util.ArrayDeque;
-import java.util.concurrent.TimeUnit;
 
 /**
  * An RC queue pair. Its send queue is executed by the fabric's engine thread in posting order; all state is guarded
  * by the fabric lock. See the package documentation for the error semantics.
+ *
+ * <p>Like a device's work queues, the send and receive queues are rings of reused entries ({@link SlotRing}) bounded
+ * by the capabilities, and the engine runs the queue pair through one preallocated task: posting, executing and
+ * completing work requests allocates nothing in steady state.
  */
 final class SoftQueuePair implements QueuePair {
     /** IB: an rnr_retry_count of 7 means "retry forever". */
@@ -31,8 +33,12 @@ final class SoftQueuePair implements QueuePair {
     private final SoftCompletionQueue recvCq;
     private final QpCapabilities caps;
     private final int qpNum;
-    private final ArrayDeque<SoftSendWr> sq = new ArrayDeque<>();
-    private final ArrayDeque<SoftRecvWr> rq = new ArrayDeque<>();
+    /** Posted, not yet executed Sends/RDMA/binds (at most max_send_wr). */
+    private final SlotRing<SoftSendWr> sq;
+    /** Posted, not yet consumed receives (at most max_recv_wr). */
+    private final SlotRing<SoftRecvWr> rq;
+    /** The engine task that executes the send queue; one per queue pair, reused. */
+    private final Runnable runTask = this::run;
     int state = QpState.INIT;
     SoftQueuePair peer;
     int rnrRetryCount = RNR_RETRY_INFINITE;
@@ -49,6 +55,8 @@ final class SoftQueuePair implements QueuePair {
         this.recvCq = recvCq;
         this.caps = caps;
         this.qpNum = qpNum;
+        sq = new SlotRing<>(caps.maxSendWr, () -> new SoftSendWr(caps.maxSendSge, caps.maxInlineData));
+        rq = new SlotRing<>(caps.maxRecvWr, SoftRecvWr::new);
         fabric.count("qp", 1);
     }
 
@@ -97,12 +105,12 @@ final class SoftQueuePair implements QueuePair {
                         FabricException.ENOMEM);
             }
             sqOccupied++;
-            SoftSendWr w = new SoftSendWr(wr);
             if (state == QpState.ERR) {
-                completeSend(w, WcStatus.WR_FLUSH_ERR, 0);
+                completeSend(wr.wrId(), wr.opcode(), wr.sendFlags(), WcStatus.WR_FLUSH_ERR, 0);
                 return;
             }
-            sq.add(w);
+            // sq holds at most the occupied entries, and sqOccupied < max_send_wr was checked: never full here.
+            sq.claimTail().load(wr);
             schedule();
         }
     }
@@ -113,16 +121,15 @@ final class SoftQueuePair implements QueuePair {
             if (destroyed || state == QpState.RESET) {
                 throw new FabricException("ibv_post_recv: QP not ready", FabricException.EINVAL);
             }
-            if (rq.size() >= caps.maxRecvWr) {
+            if (rq.isFull()) {
                 throw new FabricException("ibv_post_recv: receive queue full (" + caps.maxRecvWr + ")",
                         FabricException.ENOMEM);
             }
-            SoftRecvWr r = new SoftRecvWr(wrId, address, length, lkey);
             if (state == QpState.ERR) {
-                completeRecv(r, WcStatus.WR_FLUSH_ERR, 0, 0, 0);
+                completeRecv(wrId, WcStatus.WR_FLUSH_ERR, 0, 0, 0);
                 return;
             }
-            rq.add(r);
+            rq.claimTail().load(wrId, address, length, lkey);
         }
     }
 
@@ -160,7 +167,7 @@ final class SoftQueuePair implements QueuePair {
     private void schedule() {
         if (!scheduled) {
             scheduled = true;
-            fabric.engine.execute(this::run);
+            fabric.engine.execute(runTask);
         }
     }
 
@@ -171,7 +178,7 @@ final class SoftQueuePair implements QueuePair {
                 if (!execute(sq.peek())) {
                     // RNR NAK: retry after the RNR timer.
                     scheduled = true;
-                    fabric.engine.schedule(this::run, SoftwareFabric.RNR_TIMER_MILLIS, TimeUnit.MILLISECONDS);
+                    fabric.engine.schedule(runTask, SoftwareFabric.RNR_TIMER_MILLIS);
                     return;
                 }
             }
@@ -189,7 +196,7 @@ final class SoftQueuePair implements QueuePair {
         }
         SoftRecvWr r;
         while ((r = rq.poll()) != null) {
-            completeRecv(r, WcStatus.WR_FLUSH_ERR, 0, 0, 0);
+            completeRecv(r.wrId, WcStatus.WR_FLUSH_ERR, 0, 0, 0);
         }
     }
 
@@ -235,13 +242,13 @@ final class SoftQueuePair implements QueuePair {
         p.rq.poll();
         int len = (int) wr.totalLength;
         if (len > r.length) {
-            p.completeRecv(r, WcStatus.LOC_LEN_ERR, 0, 0, 0);
+            p.completeRecv(r.wrId, WcStatus.LOC_LEN_ERR, 0, 0, 0);
             p.toError();
             fail(wr, WcStatus.REM_INV_REQ_ERR);
             return true;
         }
         if (len > 0 && !p.localValid(r.lkey, r.address, len, true)) {
-            p.completeRecv(r, WcStatus.LOC_PROT_ERR, 0, 0, 0);
+            p.completeRecv(r.wrId, WcStatus.LOC_PROT_ERR, 0, 0, 0);
             p.toError();
             fail(wr, WcStatus.REM_OP_ERR);
             return true;
@@ -251,7 +258,7 @@ final class SoftQueuePair implements QueuePair {
             Object o = fabric.keyObject(wr.invalidateRkey);
             if (!(o instanceof SoftMemoryWindow) || !((SoftMemoryWindow) o).isBound()
                     || ((SoftMemoryWindow) o).qp != p || ((SoftMemoryWindow) o).rkey != wr.invalidateRkey) {
-                p.completeRecv(r, WcStatus.REM_INV_REQ_ERR, 0, 0, 0);
+                p.completeRecv(r.wrId, WcStatus.REM_INV_REQ_ERR, 0, 0, 0);
                 p.toError();
                 fail(wr, WcStatus.REM_INV_REQ_ERR);
                 return true;
@@ -266,7 +273,7 @@ final class SoftQueuePair implements QueuePair {
             flags = WcFlags.WITH_INV;
             invalidated = wr.invalidateRkey;
         }
-        p.completeRecv(r, WcStatus.SUCCESS, len, flags, invalidated);
+        p.completeRecv(r.wrId, WcStatus.SUCCESS, len, flags, invalidated);
         succeed(wr, 0);
         return true;
     }
@@ -294,7 +301,7 @@ final class SoftQueuePair implements QueuePair {
             succeed(wr, 0);
         } else {
             long src = wr.remoteAddress;
-            for (int i = 0; i < wr.sgeAddress.length; i++) {
+            for (int i = 0; i < wr.numSge; i++) {
                 PlatformDependent.copyMemory(src, wr.sgeAddress[i], wr.sgeLength[i]);
                 src += wr.sgeLength[i];
             }
@@ -320,21 +327,21 @@ final class SoftQueuePair implements QueuePair {
     }
 
     private void gather(SoftSendWr wr, long dst) {
-        if (wr.inline != null) {
-            PlatformDependent.copyMemory(wr.inline, 0, dst, wr.inline.length);
+        if (wr.isInline) {
+            PlatformDependent.copyMemory(wr.inline, 0, dst, wr.totalLength);
             return;
         }
-        for (int i = 0; i < wr.sgeAddress.length; i++) {
+        for (int i = 0; i < wr.numSge; i++) {
             PlatformDependent.copyMemory(wr.sgeAddress[i], dst, wr.sgeLength[i]);
             dst += wr.sgeLength[i];
         }
     }
 
     private boolean localSgesValid(SoftSendWr wr, boolean needWrite) {
-        if (wr.inline != null) {
+        if (wr.isInline) {
             return true;
         }
-        for (int i = 0; i < wr.sgeAddress.length; i++) {
+        for (int i = 0; i < wr.numSge; i++) {
             if (wr.sgeLength[i] > 0 && !localValid(wr.sgeLkey[i], wr.sgeAddress[i], wr.sgeLength[i], needWrite)) {
                 return false;
             }
@@ -382,9 +389,15 @@ final class SoftQueuePair implements QueuePair {
         toError();
     }
 
+    /** Completes a retired send queue entry (already polled from {@link #sq}). */
     private void completeSend(SoftSendWr wr, int status, int byteLength) {
-        if (status != WcStatus.SUCCESS || wr.signaled()) {
-            sendCq.add(new SoftCompletion(wr.wrId, status, wcOpcode(wr.opcode), byteLength, 0, 0, qpNum));
+        completeSend(wr.wrId, wr.opcode, wr.flags, status, byteLength);
+        wr.retire();
+    }
+
+    private void completeSend(long wrId, int opcode, int flags, int status, int byteLength) {
+        if (status != WcStatus.SUCCESS || (flags & SendFlags.SIGNALED) != 0) {
+            sendCq.add(wrId, status, wcOpcode(opcode), byteLength, 0, 0, qpNum);
             sqOccupied -= unsignaledDone + 1;
             unsignaledDone = 0;
         } else {
@@ -392,8 +405,8 @@ final class SoftQueuePair implements QueuePair {
         }
     }
 
-    private void completeRecv(SoftRecvWr r, int status, int byteLength, int flags, int invalidatedRkey) {
-        recvCq.add(new SoftCompletion(r.wrId, status, WcOpcode.RECV, byteLength, flags, invalidatedRkey, qpNum));
+    private void completeRecv(long wrId, int status, int byteLength, int flags, int invalidatedRkey) {
+        recvCq.add(wrId, status, WcOpcode.RECV, byteLength, flags, invalidatedRkey, qpNum);
     }
 
     private static int wcOpcode(int wrOpcode) {

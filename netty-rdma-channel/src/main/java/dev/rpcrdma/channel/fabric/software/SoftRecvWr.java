@@ -1,16 +1,17 @@
 package dev.rpcrdma.channel.fabric.software;
 
-/** A posted receive work request (one SGE). */
+/** A receive queue entry: a posted receive work request (one SGE). One per slot of the receive ring, reused. */
 final class SoftRecvWr {
-    final long wrId;
-    final long address;
-    final int length;
-    final int lkey;
+    long wrId;
+    long address;
+    int length;
+    int lkey;
 
-    SoftRecvWr(long wrId, long address, int length, int lkey) {
+    SoftRecvWr load(long wrId, long address, int length, int lkey) {
         this.wrId = wrId;
         this.address = address;
         this.length = length;
         this.lkey = lkey;
+        return this;
     }
 }

@@ -4,53 +4,62 @@ import dev.rpcrdma.channel.fabric.SendFlags;
 import dev.rpcrdma.channel.fabric.SendWorkRequest;
 import io.netty.util.internal.PlatformDependent;
 
-/** A posted send work request, copied at post time (inline data included, as the device does). */
+/**
+ * A send queue entry: a posted send work request, copied at post time (inline data included, as the device does).
+ * One per slot of the queue pair's send ring, reused: {@link #load} overwrites every field.
+ */
 final class SoftSendWr {
-    final long wrId;
-    final int opcode;
-    final int flags;
+    long wrId;
+    int opcode;
+    int flags;
+    int numSge;
     final long[] sgeAddress;
     final int[] sgeLength;
     final int[] sgeLkey;
+    /** The inline bytes ({@code totalLength} of them) when {@link #isInline}; sized by the QP's max inline data. */
     final byte[] inline;
-    final long remoteAddress;
-    final int rkey;
-    final int invalidateRkey;
-    final SoftMemoryWindow bindWindow;
-    final SoftMemoryRegion bindRegion;
-    final int bindNewRkey;
-    final long bindAddress;
-    final long bindLength;
-    final int bindAccess;
-    final long totalLength;
+    boolean isInline;
+    long remoteAddress;
+    int rkey;
+    int invalidateRkey;
+    SoftMemoryWindow bindWindow;
+    SoftMemoryRegion bindRegion;
+    int bindNewRkey;
+    long bindAddress;
+    long bindLength;
+    int bindAccess;
+    long totalLength;
     int rnrAttempts;
 
-    SoftSendWr(SendWorkRequest wr) {
+    SoftSendWr(int maxSge, int maxInline) {
+        sgeAddress = new long[maxSge];
+        sgeLength = new int[maxSge];
+        sgeLkey = new int[maxSge];
+        inline = new byte[maxInline];
+    }
+
+    /** Copies {@code wr} (already checked against the QP's capabilities) into this entry. */
+    SoftSendWr load(SendWorkRequest wr) {
         wrId = wr.wrId();
         opcode = wr.opcode();
         flags = wr.sendFlags();
         int n = wr.numSge();
         totalLength = wr.totalLength();
-        if ((flags & SendFlags.INLINE) != 0) {
-            inline = new byte[(int) totalLength];
+        isInline = (flags & SendFlags.INLINE) != 0;
+        if (isInline) {
             int off = 0;
             for (int i = 0; i < n; i++) {
                 PlatformDependent.copyMemory(wr.sgeAddress(i), inline, off, wr.sgeLength(i));
                 off += wr.sgeLength(i);
             }
-            sgeAddress = null;
-            sgeLength = null;
-            sgeLkey = null;
+            numSge = 0;
         } else {
-            inline = null;
-            sgeAddress = new long[n];
-            sgeLength = new int[n];
-            sgeLkey = new int[n];
             for (int i = 0; i < n; i++) {
                 sgeAddress[i] = wr.sgeAddress(i);
                 sgeLength[i] = wr.sgeLength(i);
                 sgeLkey[i] = wr.sgeLkey(i);
             }
+            numSge = n;
         }
         remoteAddress = wr.remoteAddress();
         rkey = wr.rkey();
@@ -61,6 +70,14 @@ final class SoftSendWr {
         bindAddress = wr.bindAddress();
         bindLength = wr.bindLength();
         bindAccess = wr.bindAccess();
+        rnrAttempts = 0;
+        return this;
+    }
+
+    /** Drops the references a retired entry holds (the window and region of a bind). */
+    void retire() {
+        bindWindow = null;
+        bindRegion = null;
     }
 
     boolean signaled() {

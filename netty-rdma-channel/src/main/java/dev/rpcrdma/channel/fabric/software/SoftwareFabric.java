@@ -9,7 +9,6 @@ import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 /**
  * The in-process software fabric (see the package documentation). {@link #instance()} is the JVM-wide fabric that
@@ -25,7 +24,7 @@ public final class SoftwareFabric implements Fabric {
     final Object lock = new Object();
     final SoftDevice device = new SoftDevice(this);
     /** The "NIC": one thread executes all work requests and delivers CM events. */
-    final ScheduledThreadPoolExecutor engine;
+    final SoftEngine engine = new SoftEngine("rdma-software-fabric");
     private final Map<Integer, Object> keys = new HashMap<>();
     private final Map<String, SoftCmId> listeners = new HashMap<>();
     /** Live objects per kind, as {@code rdma resource show} counts them on a real device. */
@@ -35,12 +34,6 @@ public final class SoftwareFabric implements Fabric {
     private int nextQpNum = 17;
 
     private SoftwareFabric() {
-        engine = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "rdma-software-fabric");
-            t.setDaemon(true);
-            return t;
-        });
-        engine.setRemoveOnCancelPolicy(true);
     }
 
     /** The JVM-wide software fabric. */

@@ -24,5 +24,10 @@
  * </ul>
  * Completion channels and CM event channels are real Linux eventfds, so event loops wait on them exactly as on a
  * native device.
+ *
+ * <p>Like a device, the data path works on preallocated state: work queues and completion queues are bounded rings
+ * of reused entries ({@code SlotRing}) and the engine thread ({@code SoftEngine}) takes one reusable task per queue
+ * pair, so posting, executing and completing work requests allocates nothing in steady state (only an RNR retry
+ * allocates its timer entry).
  */
 package dev.rpcrdma.channel.fabric.software;

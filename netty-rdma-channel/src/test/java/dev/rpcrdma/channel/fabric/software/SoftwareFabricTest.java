@@ -223,6 +223,76 @@ class SoftwareFabricTest {
     }
 
     @Test
+    void reusedQueueEntriesCarryOnlyTheirOwnRequest() throws Exception {
+        try (FabricHarness.Pair p = new FabricHarness.Pair(ALL, ALL, INFINITE_RNR)) {
+            // Five rounds through 16-entry send/receive queues and a 64-entry CQ: every entry is reused, alternating
+            // inline and two-SGE requests of different lengths, so a stale field (inline bytes, SGE count, length,
+            // wr_id) of an earlier request would show in the bytes or the completions.
+            int seq = 0;
+            for (int round = 0; round < 5; round++) {
+                for (int i = 0; i < 16; i++) {
+                    p.server.qp.postReceive(1000 + seq + i, p.server.address() + i * 256, 256, p.server.mr.lkey());
+                }
+                for (int i = 0; i < 16; i++) {
+                    int n = seq + i;
+                    int length = 1 + (n * 37) % 64;
+                    int src = 8192 + i * 256;
+                    fill(p.client, src, length, n);
+                    wr.clear().wrId(n).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED);
+                    if (n % 2 == 0) {
+                        wr.sendFlags(SendFlags.SIGNALED | SendFlags.INLINE).addSge(p.client.address() + src, length, 0);
+                    } else {
+                        int first = length / 2;
+                        wr.addSge(p.client.address() + src, first, p.client.mr.lkey())
+                                .addSge(p.client.address() + src + first, length - first, p.client.mr.lkey());
+                    }
+                    p.client.qp.postSend(wr);
+                }
+                List<long[]> sends = p.client.awaitCompletions(16);
+                List<long[]> recvs = p.server.awaitCompletions(16);
+                for (int i = 0; i < 16; i++) {
+                    int n = seq + i;
+                    assertStatus(WcStatus.SUCCESS, sends.get(i));
+                    assertEquals(n, sends.get(i)[0]);
+                    assertStatus(WcStatus.SUCCESS, recvs.get(i));
+                    assertEquals(1000 + n, recvs.get(i)[0]);
+                    assertEquals(1 + (n * 37) % 64, recvs.get(i)[3], "byte_len of request " + n);
+                    assertFilled(p.server, i * 256, 1 + (n * 37) % 64, n);
+                }
+                seq += 16;
+            }
+        }
+    }
+
+    @Test
+    void receiveQueueIsBoundedAndCompletionQueueOverflowIsFatal() throws Exception {
+        try (FabricHarness.Pair p = new FabricHarness.Pair(ALL, ALL, INFINITE_RNR)) {
+            for (int i = 0; i < 16; i++) {
+                p.server.qp.postReceive(i, p.server.address() + i * 64, 64, p.server.mr.lkey());
+            }
+            FabricException full = assertThrows(FabricException.class,
+                    () -> p.server.qp.postReceive(16, p.server.address(), 64, p.server.mr.lkey()));
+            assertEquals(FabricException.ENOMEM, full.errno());
+            // 16 flushed receives, then 48 receives posted in error (each flushed at once) fill the 64-entry CQ.
+            p.server.qp.modifyToError();
+            for (int i = 16; i < 64; i++) {
+                p.server.qp.postReceive(i, p.server.address(), 64, p.server.mr.lkey());
+            }
+            List<long[]> flushed = p.server.awaitCompletions(64);
+            for (int i = 0; i < 64; i++) {
+                assertEquals(i, flushed.get(i)[0]);
+                assertStatus(WcStatus.WR_FLUSH_ERR, flushed.get(i));
+            }
+            // Drained: room again. Now 65 without polling: the CQ overflows, a fatal error on the next poll.
+            for (int i = 0; i < 65; i++) {
+                p.server.qp.postReceive(100 + i, p.server.address(), 64, p.server.mr.lkey());
+            }
+            FabricException overflow = assertThrows(FabricException.class, () -> p.server.cq.poll(p.server.wc));
+            assertEquals(FabricException.ENOMEM, overflow.errno());
+        }
+    }
+
+    @Test
     void sendQueueDepthCountsUnsignaledRequestsUntilASignaledOneCompletes() throws Exception {
         try (FabricHarness.Pair p = new FabricHarness.Pair(ALL, ALL, INFINITE_RNR)) {
             // No receive is posted yet: the Sends wait on RNR NAKs, so none can complete during the check.

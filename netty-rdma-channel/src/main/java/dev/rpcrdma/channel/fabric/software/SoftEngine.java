@@ -1,0 +1,122 @@
+package dev.rpcrdma.channel.fabric.software;
+
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+import java.util.ArrayDeque;
+import java.util.PriorityQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The engine thread of a software fabric: the "NIC" that executes work requests and delivers CM events, one task
+ * at a time, in submission order ({@link #execute}); {@link #schedule} runs a task after a delay (the RNR timer).
+ *
+ * <p>Unlike a {@code ScheduledThreadPoolExecutor} (a future, an adapter and a queue node per task), handing over a
+ * task allocates nothing once the queue has grown to its working depth: queue pairs submit one preallocated
+ * {@link Runnable} each, the ready queue is an {@link ArrayDeque}, and the thread sleeps in {@code Object.wait}.
+ * Only delayed tasks allocate (their timer entry). The thread is a daemon and lives as long as the JVM, like the
+ * one core thread of the executor it replaces.
+ */
+final class SoftEngine {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(SoftEngine.class);
+
+    private final Object lock = new Object();
+    private final ArrayDeque<Runnable> ready = new ArrayDeque<>(64);
+    private final PriorityQueue<Timer> timers = new PriorityQueue<>();
+    private long timerSequence;
+    private boolean sleeping;
+
+    SoftEngine(String threadName) {
+        Thread t = new Thread(this::loop, threadName);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Runs {@code task} on the engine thread after the tasks submitted before it. */
+    void execute(Runnable task) {
+        synchronized (lock) {
+            ready.add(task);
+            if (sleeping) {
+                lock.notify();
+            }
+        }
+    }
+
+    /** Runs {@code task} on the engine thread once {@code delayMillis} ms have passed. */
+    void schedule(Runnable task, long delayMillis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis);
+        synchronized (lock) {
+            timers.add(new Timer(deadline, timerSequence++, task));
+            if (sleeping) {
+                lock.notify();
+            }
+        }
+    }
+
+    private void loop() {
+        for (;;) {
+            Runnable task;
+            try {
+                task = take();
+            } catch (InterruptedException e) {
+                logger.debug("software fabric engine interrupted; ignoring");
+                continue;
+            }
+            try {
+                task.run();
+            } catch (Throwable t) {
+                logger.warn("software fabric engine task failed", t);
+            }
+        }
+    }
+
+    private Runnable take() throws InterruptedException {
+        synchronized (lock) {
+            for (;;) {
+                long now = System.nanoTime();
+                Timer due;
+                while ((due = timers.peek()) != null && due.deadline - now <= 0) {
+                    timers.poll();
+                    ready.add(due.task);
+                }
+                Runnable task = ready.poll();
+                if (task != null) {
+                    return task;
+                }
+                sleeping = true;
+                try {
+                    if (due == null) {
+                        lock.wait();
+                    } else {
+                        long nanos = due.deadline - now;
+                        lock.wait(TimeUnit.NANOSECONDS.toMillis(nanos), (int) (nanos % 1_000_000));
+                    }
+                } finally {
+                    sleeping = false;
+                }
+            }
+        }
+    }
+
+    /** A delayed task; ties (same deadline) run in scheduling order. */
+    private static final class Timer implements Comparable<Timer> {
+        final long deadline;
+        final long sequence;
+        final Runnable task;
+
+        Timer(long deadline, long sequence, Runnable task) {
+            this.deadline = deadline;
+            this.sequence = sequence;
+            this.task = task;
+        }
+
+        @Override
+        public int compareTo(Timer o) {
+            long d = deadline - o.deadline;
+            if (d != 0) {
+                return d < 0 ? -1 : 1;
+            }
+            return Long.compare(sequence, o.sequence);
+        }
+    }
+}
