@@ -63,7 +63,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <h2>Inbound</h2>
  * {@link RdmaChannelOption#RECEIVE_QUEUE_DEPTH} receives of {@link RdmaChannelOption#RECEIVE_BUFFER_SIZE} bytes are
  * posted before connecting (before accepting on an accepted channel). Each received Send is copied into a buffer from the channel's allocator and fired as an
- * {@link RdmaReceive} (the reader releases it); its receive buffer is reposted at once, so
+ * {@link RdmaReceive} (pooled; the reader releases it, which returns it to the pool); its receive buffer is reposted at once, so
  * {@link #postedReceives()} stays at the depth while reading keeps up. With auto-read off and no read pending,
  * received buffers are held (not reposted) until {@code read()}: the peer then meets RNR, real back-pressure.
  *
@@ -664,7 +664,7 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             fail(ex);
             return;
         }
-        pipeline().fireChannelRead(new RdmaReceive(buf, invalidated, invalidatedRkey));
+        pipeline().fireChannelRead(RdmaReceive.newInstance(buf, invalidated, invalidatedRkey));
     }
 
     @Override

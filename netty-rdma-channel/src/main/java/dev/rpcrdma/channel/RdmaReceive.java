@@ -1,21 +1,82 @@
 package dev.rpcrdma.channel;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.DefaultByteBufHolder;
+import io.netty.buffer.ByteBufHolder;
+import io.netty.util.IllegalReferenceCountException;
+import io.netty.util.internal.ObjectPool;
+import io.netty.util.internal.ObjectUtil;
+
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One received Send, fired down the pipeline of an {@link RdmaChannel}. {@link #content()} holds exactly the
  * {@code byte_len} received bytes, copied out of the posted receive buffer into a buffer from the channel's
- * allocator (the receive buffer itself is reposted at once). The handler that consumes it releases it.
+ * allocator (the receive buffer itself is reposted at once).
+ *
+ * <h2>Ownership</h2>
+ * The handler that consumes a receive releases it: {@link #release()} releases the content and ends the receive.
+ * A receive has its own reference count, moved together with its content's by {@link #retain()} and
+ * {@link #release()}; once it reaches 0 the receive is dead and {@link #content()} throws, as does a further
+ * {@code release()} (a double release fails loudly with {@link IllegalReferenceCountException}, as Netty's
+ * reference-counted objects do).
+ *
+ * <p>The receives an {@link RdmaChannel} fires are pooled (Netty's {@link ObjectPool}): the release that ends one
+ * returns it to the pool, so a receive path in steady state allocates no holder. A handler must therefore not touch
+ * a receive after releasing it. To forward the bytes, take a reference to the content and release the receive:
+ * <pre>{@code
+ * RdmaReceive r = (RdmaReceive) msg;
+ * ctx.write(r.content().retain());
+ * r.release();
+ * }</pre>
+ * (Writing {@code r.content()} without releasing {@code r} is still correct — the content's reference moves to the
+ * write — but that receive never returns to the pool.) Receives created with the public constructor are not pooled.
  */
-public final class RdmaReceive extends DefaultByteBufHolder {
-    private final int invalidatedRkey;
-    private final boolean invalidated;
+public final class RdmaReceive implements ByteBufHolder {
+    private static final ObjectPool<RdmaReceive> POOL = ObjectPool.newPool(RdmaReceive::new);
+    private static final AtomicIntegerFieldUpdater<RdmaReceive> REFS =
+            AtomicIntegerFieldUpdater.newUpdater(RdmaReceive.class, "refs");
 
+    /** Null for an unpooled receive. */
+    private final ObjectPool.Handle<RdmaReceive> handle;
+    private ByteBuf content;
+    private boolean invalidated;
+    private int invalidatedRkey;
+    private volatile int refs;
+
+    /**
+     * An unpooled receive (tests, decoders fed by hand) owning {@code content}: releasing the receive releases it.
+     */
     public RdmaReceive(ByteBuf content, boolean invalidated, int invalidatedRkey) {
-        super(content);
+        handle = null;
+        init(content, invalidated, invalidatedRkey);
+    }
+
+    private RdmaReceive(ObjectPool.Handle<RdmaReceive> handle) {
+        this.handle = handle;
+    }
+
+    /** A pooled receive owning {@code content}; released to the pool when its reference count reaches 0. */
+    static RdmaReceive newInstance(ByteBuf content, boolean invalidated, int invalidatedRkey) {
+        RdmaReceive r = POOL.get();
+        r.init(content, invalidated, invalidatedRkey);
+        return r;
+    }
+
+    private void init(ByteBuf content, boolean invalidated, int invalidatedRkey) {
+        this.content = ObjectUtil.checkNotNull(content, "content");
         this.invalidated = invalidated;
         this.invalidatedRkey = invalidatedRkey;
+        REFS.set(this, 1);
+    }
+
+    /** The received bytes. Throws {@link IllegalReferenceCountException} once the receive was released. */
+    @Override
+    public ByteBuf content() {
+        ByteBuf c = content;
+        if (refs <= 0 || c == null) {
+            throw new IllegalReferenceCountException(0);
+        }
+        return c;
     }
 
     /** The number of bytes the peer sent ({@code wc.byte_len}). */
@@ -33,26 +94,115 @@ public final class RdmaReceive extends DefaultByteBufHolder {
         return invalidatedRkey;
     }
 
+    /** The receive's own reference count (0 once released). */
+    @Override
+    public int refCnt() {
+        return refs;
+    }
+
+    @Override
+    public RdmaReceive retain() {
+        return retain(1);
+    }
+
+    @Override
+    public RdmaReceive retain(int increment) {
+        ObjectUtil.checkPositive(increment, "increment");
+        for (;;) {
+            int r = refs;
+            if (r <= 0 || r + increment < r) {
+                throw new IllegalReferenceCountException(r, increment);
+            }
+            if (REFS.compareAndSet(this, r, r + increment)) {
+                break;
+            }
+        }
+        content.retain(increment);
+        return this;
+    }
+
+    @Override
+    public boolean release() {
+        return release(1);
+    }
+
+    /**
+     * Releases {@code decrement} references of the receive and of its content; true when that ended the receive
+     * (which a pooled receive then returns to the pool: do not use it afterwards).
+     */
+    @Override
+    public boolean release(int decrement) {
+        ObjectUtil.checkPositive(decrement, "decrement");
+        int left;
+        for (;;) {
+            int r = refs;
+            if (r < decrement) {
+                throw new IllegalReferenceCountException(r, -decrement);
+            }
+            left = r - decrement;
+            if (REFS.compareAndSet(this, r, left)) {
+                break;
+            }
+        }
+        ByteBuf c = content;
+        if (left == 0) {
+            content = null;
+        }
+        // Throws if the content was released behind the receive's back: then the receive is not recycled either.
+        c.release(decrement);
+        if (left != 0) {
+            return false;
+        }
+        invalidated = false;
+        invalidatedRkey = 0;
+        if (handle != null) {
+            handle.recycle(this);
+        }
+        return true;
+    }
+
+    @Override
+    public RdmaReceive touch() {
+        return touch(null);
+    }
+
+    @Override
+    public RdmaReceive touch(Object hint) {
+        content().touch(hint);
+        return this;
+    }
+
+    /** An unpooled receive with a copy of the content. */
+    @Override
+    public RdmaReceive copy() {
+        return replace(content().copy());
+    }
+
+    /** An unpooled receive sharing the content (not retained). */
+    @Override
+    public RdmaReceive duplicate() {
+        return replace(content().duplicate());
+    }
+
+    /** An unpooled receive sharing the content (retained). */
+    @Override
+    public RdmaReceive retainedDuplicate() {
+        return replace(content().retainedDuplicate());
+    }
+
+    /** An unpooled receive with {@code content} and this one's invalidation. */
     @Override
     public RdmaReceive replace(ByteBuf content) {
         return new RdmaReceive(content, invalidated, invalidatedRkey);
     }
 
     @Override
-    public RdmaReceive retain() {
-        super.retain();
-        return this;
-    }
-
-    @Override
-    public RdmaReceive touch(Object hint) {
-        super.touch(hint);
-        return this;
-    }
-
-    @Override
     public String toString() {
-        return "RdmaReceive(" + byteLength() + " B" + (invalidated ? ", invalidated rkey 0x"
+        ByteBuf c = content;
+        if (refs <= 0 || c == null) {
+            return "RdmaReceive(released)";
+        }
+        return "RdmaReceive(" + c.readableBytes() + " B" + (invalidated ? ", invalidated rkey 0x"
                 + Integer.toHexString(invalidatedRkey) : "") + ')';
     }
 }
