@@ -7,7 +7,7 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -21,7 +21,13 @@ import java.util.concurrent.CompletableFuture;
 /**
  * netty-rdma-channel alone: a client {@link RdmaChannel} sends a Send of {@code size} bytes, the server's child
  * channel sends the received bytes back as a Send, the client checks them. No RPC, no RPC-over-RDMA header: the
- * transport's own round trip, to compare with perftest's {@code ib_send_lat} (a Send ping-pong).
+ * transport's own round trip, to compare with perftest's {@code ib_send_lat} (a Send ping-pong). Two ways to drive it:
+ * <ul>
+ *   <li>{@link #echo}: one {@link CompletableFuture} per round trip, the send handed to the client's loop as a task
+ *   (what an application calling through futures, or blocking on them, sees);</li>
+ *   <li>{@link #pingPong}: a {@link PingPong} run entirely inside the client's loop, the next Send posted from the
+ *   previous echo's {@code channelRead}, as {@code ib_send_lat} posts from its polling loop.</li>
+ * </ul>
  */
 final class ChannelEcho implements AutoCloseable {
 
@@ -50,15 +56,29 @@ final class ChannelEcho implements AutoCloseable {
         return f;
     }
 
+    /**
+     * Starts an in-loop ping-pong of {@code data} (not consumed) on the client's loop: at most {@code maxRoundTrips}
+     * round trips, none started after {@code durationNanos}; {@code stamps} as in {@link PingPong}. The returned
+     * future completes on the client's loop with the number of round trips. No {@link #echo} may be outstanding.
+     */
+    CompletableFuture<Integer> pingPong(ByteBuf data, long[] stamps, int maxRoundTrips, long durationNanos) {
+        PingPong run = new PingPong(data, stamps, maxRoundTrips, System.nanoTime() + durationNanos);
+        client.eventLoop().execute(() -> pending.start(run));
+        return run.done;
+    }
+
     @Override
     public void close() throws InterruptedException {
         client.close().sync();
         server.close().sync();
     }
 
-    /** A direct buffer of {@code size} bytes with a pattern; the caller releases it. */
+    /**
+     * A direct buffer of {@code size} bytes with a pattern; the caller releases it. Pooled, so that its
+     * {@code retainedDuplicate()}s are recycled rather than allocated.
+     */
     static ByteBuf pattern(int size) {
-        ByteBuf b = Unpooled.directBuffer(size);
+        ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(size);
         for (int i = 0; i < size; i++) {
             b.writeByte(i * 7 + 3);
         }
@@ -79,18 +99,47 @@ final class ChannelEcho implements AutoCloseable {
         }
     }
 
-    /** Client side: completes the oldest outstanding echo with each received Send (FIFO on a reliable QP). */
+    /**
+     * Client side: completes the oldest outstanding echo with each received Send (FIFO on a reliable QP), or, while
+     * a {@link PingPong} run is active, hands each received Send to it. Confined to the client's event loop.
+     */
     static final class Pending extends ChannelInboundHandlerAdapter {
         private final ArrayDeque<Object[]> outstanding = new ArrayDeque<>();
+        private ChannelHandlerContext ctx;
+        private PingPong run;
 
         void expect(ByteBuf sent, CompletableFuture<Void> f) {
+            if (run != null) {
+                f.completeExceptionally(new IllegalStateException("a ping-pong run is active"));
+                return;
+            }
             outstanding.add(new Object[] {sent, f});
+        }
+
+        void start(PingPong p) {
+            if (run != null || !outstanding.isEmpty() || ctx == null || !ctx.channel().isActive()) {
+                p.fail(new IllegalStateException("cannot start a ping-pong: channel busy or not active"));
+                return;
+            }
+            run = p;
+            p.start(ctx);
+        }
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            this.ctx = ctx;
         }
 
         @Override
         @SuppressWarnings("unchecked")
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             RdmaReceive r = (RdmaReceive) msg;
+            if (run != null) {
+                if (run.echoed(ctx, r)) {
+                    run = null;
+                }
+                return;
+            }
             try {
                 Object[] next = outstanding.poll();
                 if (next == null) {
@@ -106,6 +155,30 @@ final class ChannelEcho implements AutoCloseable {
             } finally {
                 r.release();
             }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (run != null) {
+                run.fail(cause);
+                run = null;
+            } else {
+                ctx.fireExceptionCaught(cause);
+            }
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public void channelInactive(ChannelHandlerContext ctx) {
+            IllegalStateException closed = new IllegalStateException("the client channel closed");
+            if (run != null) {
+                run.fail(closed);
+                run = null;
+            }
+            for (Object[] next; (next = outstanding.poll()) != null; ) {
+                ((CompletableFuture<Void>) next[1]).completeExceptionally(closed);
+            }
+            ctx.fireChannelInactive();
         }
     }
 }

@@ -35,6 +35,28 @@ final class ClosedLoop {
             return nanos[i] / 1000.0;
         }
 
+        double meanMicros() {
+            double sum = 0;
+            for (long n : nanos) {
+                sum += n;
+            }
+            return nanos.length == 0 ? 0 : sum / nanos.length / 1000.0;
+        }
+
+        /**
+         * From {@code n + 1} send stamps as {@link PingPong} records them (round trip {@code i} =
+         * {@code stamps[i + 1] - stamps[i]}, perftest's way); {@code stamps} is overwritten.
+         */
+        static Result fromStamps(long[] stamps, int n) {
+            long elapsed = stamps[n] - stamps[0];
+            for (int i = 0; i < n; i++) {
+                stamps[i] = stamps[i + 1] - stamps[i];
+            }
+            long[] measured = Arrays.copyOf(stamps, n);
+            Arrays.sort(measured);
+            return new Result(measured, elapsed);
+        }
+
         double opsPerSecond() {
             return nanos.length / (elapsedNanos / 1e9);
         }
@@ -55,6 +77,37 @@ final class ClosedLoop {
         long[] samples = new long[maxCount];
         long t0 = System.nanoTime();
         int n = phase((long) (seconds * 1e9), maxCount, samples);
+        long elapsed = System.nanoTime() - t0;
+        long[] measured = Arrays.copyOf(samples, n);
+        Arrays.sort(measured);
+        return new Result(measured, elapsed);
+    }
+
+    /**
+     * One operation at a time from the calling thread, which blocks on each completion before starting the next:
+     * every round trip includes the hand-off to the event loop and the wake-up of this thread (what a blocking
+     * application sees). Warm-up, then a measured phase, as {@link #run}.
+     */
+    static Result blocking(Supplier<CompletableFuture<?>> operation, double warmupSeconds, double seconds,
+                           int maxCount) throws Exception {
+        long warmEnd = System.nanoTime() + (long) (warmupSeconds * 1e9);
+        while (System.nanoTime() - warmEnd < 0) {
+            operation.get().get(2, TimeUnit.MINUTES);
+        }
+        long[] samples = new long[maxCount];
+        int n = 0;
+        long t0 = System.nanoTime();
+        long deadline = t0 + (long) (seconds * 1e9);
+        long start = t0;
+        while (n < maxCount) {
+            operation.get().get(2, TimeUnit.MINUTES);
+            long end = System.nanoTime();
+            samples[n++] = end - start;
+            if (end - deadline >= 0) {
+                break;
+            }
+            start = end;
+        }
         long elapsed = System.nanoTime() - t0;
         long[] measured = Arrays.copyOf(samples, n);
         Arrays.sort(measured);

@@ -40,13 +40,26 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  * <ul>
  *   <li>{@code channel}: netty-rdma-channel alone on the native fabric, a Send echoed as a Send (2 B, 64 B,
- *   1 KiB), one in flight; with the loops sleeping on completion events (the default) and busy-polling.</li>
+ *   1 KiB), one in flight; with the loops sleeping on completion events (the default) and busy-polling; each
+ *   size driven three ways:
+ *   <ul>
+ *     <li>{@code send_echo_<n>B}: future-driven ({@link ClosedLoop}): a {@code CompletableFuture} per round trip,
+ *     the next echo issued from the previous one's completion (which runs on the client's loop) and handed to the
+ *     loop as a task; all on the client's loop, plus a task hop and a few objects per round trip;</li>
+ *     <li>{@code pingpong_<n>B}: the transport round trip, an in-loop ping-pong ({@link PingPong}): the next Send
+ *     posted from the previous echo's {@code channelRead}, stamped as perftest stamps; comparable with
+ *     {@code ib_send_lat};</li>
+ *     <li>{@code blocking_echo_<n>B}: a caller thread blocking on each echo's future ({@link ClosedLoop#blocking}):
+ *     caller thread &rarr; loop &rarr; caller, what a blocking application sees.</li>
+ *   </ul></li>
  *   <li>{@code rpcrdma}: the samples' echo program over RPC-over-RDMA (rpcrdma-handlers): NULL and 1 KiB ECHO
  *   round trips, one in flight; 1 MiB ECHO (call in a Read chunk, reply in a Write chunk), 4 in flight.</li>
  *   <li>{@code tcp}: the same RPC stack over TCP (epoll), same cases.</li>
  * </ul>
  * Every echoed byte is compared with what was sent. Latencies are round trips measured from the call to the
- * completion of its future, the next call being issued from that completion (on the client's loop).
+ * completion of its future, the next call being issued from that completion (on the client's loop), except for
+ * the channel's {@code pingpong} (send to send, in the loop) and {@code blocking_echo} (from a blocking thread).
+ * Each latency figure is printed as {@code .p50}, {@code .p99}, {@code .mean} (microseconds) and {@code .rate}.
  */
 public final class VmLoad {
 
@@ -60,6 +73,7 @@ public final class VmLoad {
     private String address = "192.0.2.1";
     private String fabric = "native";
     private boolean warm;
+    private long[] stamps;
 
     private VmLoad() {
     }
@@ -121,9 +135,13 @@ public final class VmLoad {
             for (int size : sizes) {
                 ByteBuf data = ChannelEcho.pattern(size);
                 try {
+                    // The transport is warm after the first driver of a size: the other two warm up half as long.
                     ClosedLoop.Result r = new ClosedLoop(() -> echo.echo(data), 1).run(warmup(), seconds,
                             MAX_SAMPLES);
                     latency(name + ".send_echo_" + size + "B", r);
+                    latency(name + ".pingpong_" + size + "B", pingPong(echo, data, warmup / 2));
+                    latency(name + ".blocking_echo_" + size + "B", ClosedLoop.blocking(() -> echo.echo(data),
+                            warmup / 2, seconds, MAX_SAMPLES));
                 } finally {
                     data.release();
                 }
@@ -132,6 +150,18 @@ public final class VmLoad {
             client.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
             server.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
         }
+    }
+
+    /** An in-loop ping-pong: a warm-up run, then a measured one into the preallocated stamps. */
+    private ClosedLoop.Result pingPong(ChannelEcho echo, ByteBuf data, double warmupSeconds) throws Exception {
+        echo.pingPong(data, null, Integer.MAX_VALUE, (long) (warmupSeconds * 1e9))
+                .get((long) warmupSeconds + 120, TimeUnit.SECONDS);
+        if (stamps == null) {
+            stamps = new long[MAX_SAMPLES + 1];
+        }
+        int n = echo.pingPong(data, stamps, MAX_SAMPLES, (long) (seconds * 1e9))
+                .get((long) seconds + 120, TimeUnit.SECONDS);
+        return ClosedLoop.Result.fromStamps(stamps, n);
     }
 
     private static EventLoopGroup rdmaGroup(Fabric fabric, long busyPollNanos) {
@@ -216,6 +246,7 @@ public final class VmLoad {
     private static void latency(String name, ClosedLoop.Result r) {
         result(name + ".p50", r.quantileMicros(0.50), "us");
         result(name + ".p99", r.quantileMicros(0.99), "us");
+        result(name + ".mean", r.meanMicros(), "us");
         result(name + ".rate", r.opsPerSecond(), "ops/s");
         System.out.println("# " + name + ": " + r.count() + " measured round trips");
     }
