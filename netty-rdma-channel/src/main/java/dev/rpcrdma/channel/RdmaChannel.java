@@ -33,7 +33,6 @@ import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
 import java.nio.channels.UnresolvedAddressException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -122,7 +121,17 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     private boolean closing;
     private Throwable failure;
     private boolean readPending;
-    private final ArrayDeque<long[]> heldReceives = new ArrayDeque<>();
+    /**
+     * Receives completed but not fired yet (auto-read off and no read pending, or before ESTABLISHED), in completion
+     * order: a ring of receive slots (at most the receive depth, as each holds its slot), with each slot's byte_len,
+     * invalidation flag and rkey. Preallocated with the endpoint: holding a receive allocates nothing.
+     */
+    private int[] heldSlots;
+    private int[] heldLength;
+    private boolean[] heldInvalidated;
+    private int[] heldRkey;
+    private int heldHead;
+    private int heldCount;
     /** The batch being processed: a close inside it (from a handler) finishes it before draining. */
     private CompletionArray batch;
     private int batchNext;
@@ -360,6 +369,10 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         for (int i = 0; i < inFlight.length; i++) {
             inFlight[i] = new InFlight();
         }
+        heldSlots = new int[e.receiveDepth];
+        heldLength = new int[e.receiveDepth];
+        heldInvalidated = new boolean[e.receiveDepth];
+        heldRkey = new int[e.receiveDepth];
         registration.submit(RdmaIoOps.watchCompletions(e.compChannel.fd()));
         for (int slot = 0; slot < e.receiveDepth; slot++) {
             e.postReceive(channelId, slot);
@@ -627,11 +640,11 @@ public final class RdmaChannel extends AbstractRdmaChannel {
                 markInvalidated(rkey);
             }
             // The passive side may see receives before RDMA_CM_EVENT_ESTABLISHED: hold them until active.
-            if (established && heldReceives.isEmpty() && (config.isAutoRead() || readPending)) {
+            if (established && heldCount == 0 && (config.isAutoRead() || readPending)) {
                 deliver(slot, length, inv, rkey);
                 return true;
             }
-            heldReceives.add(new long[] {slot, length, inv ? 1 : 0, rkey});
+            hold(slot, length, inv, rkey);
             return false;
         }
         retire(WorkRequestIds.slot(wrId), status);
@@ -640,7 +653,8 @@ public final class RdmaChannel extends AbstractRdmaChannel {
 
     private void markInvalidated(int rkey) {
         synchronized (windows) {
-            for (RdmaMemoryWindow w : windows) {
+            for (int i = 0; i < windows.size(); i++) { // indexed: no iterator per Send With Invalidate
+                RdmaMemoryWindow w = windows.get(i);
                 if (w.isBound() && w.rkey() == rkey) {
                     w.invalidated();
                 }
@@ -648,8 +662,22 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         }
     }
 
-    private void deliver(long[] held) {
-        deliver((int) held[0], (int) held[1], held[2] != 0, (int) held[3]);
+    /** Keeps a completed receive for a later read; its slot is not reposted until then. */
+    private void hold(int slot, int length, boolean invalidated, int invalidatedRkey) {
+        // Each held receive keeps its own slot, so the ring (receive depth) cannot overflow.
+        heldSlots[(heldHead + heldCount) % heldSlots.length] = slot;
+        heldCount++;
+        heldLength[slot] = length;
+        heldInvalidated[slot] = invalidated;
+        heldRkey[slot] = invalidatedRkey;
+    }
+
+    /** Fires the oldest held receive. */
+    private void deliverHeld() {
+        int slot = heldSlots[heldHead];
+        heldHead = (heldHead + 1) % heldSlots.length;
+        heldCount--;
+        deliver(slot, heldLength[slot], heldInvalidated[slot], heldRkey[slot]);
     }
 
     private void deliver(int slot, int length, boolean invalidated, int invalidatedRkey) {
@@ -670,10 +698,9 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     @Override
     protected void doBeginRead() {
         readPending = true;
-        if (!heldReceives.isEmpty() && established) {
-            long[] r;
-            while ((r = heldReceives.poll()) != null && !closing) {
-                deliver(r);
+        if (heldCount > 0 && established) {
+            while (heldCount > 0 && !closing) {
+                deliverHeld();
             }
             if (!config.isAutoRead()) {
                 readPending = false;
@@ -1016,7 +1043,8 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             }
             ep = null;
         }
-        heldReceives.clear();
+        heldCount = 0;
+        heldHead = 0;
         closeCm();
     }
 
