@@ -1,6 +1,7 @@
 package dev.rpcrdma.benchmarks.tcp;
 
 import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.BlockingRpcClient;
 import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.server.RpcDispatcher;
 import dev.rpcrdma.oncrpc.server.RpcProgramRegistry;
@@ -21,20 +22,27 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-/** Our stack: rpc-codec's dispatcher and client over Netty TCP (NIO or epoll). */
+/**
+ * Our stack: rpc-codec's dispatcher over Netty TCP (NIO or epoll), called with the asynchronous {@link RpcClient}
+ * (connections on a shared client event-loop group) or with {@link BlockingRpcClient} (each connection's I/O on
+ * its calling thread).
+ */
 final class OursStack implements TcpRpcLoad.Stack {
 
     private final boolean epoll;
+    private final boolean blocking;
     private final EventLoopGroup serverGroup;
     private final EventLoopGroup clientGroup;
     private final Channel server;
 
-    OursStack(boolean epoll) throws InterruptedException {
+    OursStack(boolean epoll, boolean blocking) throws InterruptedException {
         this.epoll = epoll;
+        this.blocking = blocking;
         serverGroup = new MultiThreadIoEventLoopGroup(2,
                 epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         clientGroup = new MultiThreadIoEventLoopGroup(2,
@@ -49,11 +57,14 @@ final class OursStack implements TcpRpcLoad.Stack {
 
     @Override
     public String name() {
-        return epoll ? "ours(epoll)" : "ours(nio)";
+        return (blocking ? "ours-blocking" : "ours") + (epoll ? "(epoll)" : "(nio)");
     }
 
     @Override
-    public TcpRpcLoad.Caller connect() throws InterruptedException {
+    public TcpRpcLoad.Caller connect() throws Exception {
+        if (blocking) {
+            return connectBlocking();
+        }
         Channel ch = new Bootstrap().group(clientGroup)
                 .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
                 .handler(new TcpRpcClientInitializer(new RpcStats(), TcpRpcConfig.DEFAULT, Duration.ofSeconds(30)))
@@ -76,6 +87,34 @@ final class OursStack implements TcpRpcLoad.Stack {
             @Override
             public void shutdown() throws InterruptedException {
                 ch.close().sync();
+            }
+        };
+    }
+
+    private TcpRpcLoad.Caller connectBlocking() throws IOException {
+        Bootstrap bootstrap = new Bootstrap()
+                .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+                .handler(new TcpRpcClientInitializer(new RpcStats(), TcpRpcConfig.DEFAULT, Duration.ofSeconds(30)));
+        BlockingRpcClient client = BlockingRpcClient.connect(bootstrap,
+                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory(), server.localAddress(),
+                Duration.ofSeconds(10));
+        return new TcpRpcLoad.Caller() {
+            @Override
+            public void callNull() throws Exception {
+                client.callNull(TcpRpcLoad.PROG, TcpRpcLoad.VERS);
+            }
+
+            @Override
+            public byte[] echo(byte[] data) throws Exception {
+                XdrPayload args = client.newPayload();
+                args.writer().writeOpaque(data);
+                return client.call(TcpRpcLoad.PROG, TcpRpcLoad.VERS, TcpRpcLoad.PROC_ECHO, args,
+                        r -> r.readOpaque(1 << 20));
+            }
+
+            @Override
+            public void shutdown() {
+                client.close();
             }
         };
     }

@@ -13,18 +13,27 @@ import java.util.concurrent.atomic.LongAdder;
  * Loopback TCP load program: our ONC RPC stack (rpc-codec on Netty) against dCache oncrpc4j 3.4.2.
  *
  * <p>Each stack serves program {@code 0x2004F001} version 1 on 127.0.0.1 (procedure 0 NULL, procedure 1 ECHO:
- * {@code opaque<>} in, the same {@code opaque<>} out) and is driven by its own client library: our client against
- * our server, oncrpc4j's client against oncrpc4j's server. Four measurements per stack:
+ * {@code opaque<>} in, the same {@code opaque<>} out) and is driven by its own client library: our clients against
+ * our server, oncrpc4j's client against oncrpc4j's server. Three stacks:
+ * <ul>
+ *   <li>{@code ours(T)}: our server and our asynchronous {@code RpcClient} (the caller hands each call to a
+ *       client event loop and waits on its future), over Netty transport T;</li>
+ *   <li>{@code ours-blocking(T)}: the same server and our {@code BlockingRpcClient} (the calling thread runs its
+ *       connection's I/O on a Netty {@code ManualIoEventLoop}: no hand-off to another thread);</li>
+ *   <li>{@code oncrpc4j}: its server and its synchronous client.</li>
+ * </ul>
+ * Four measurements per stack:
  * <ul>
  *   <li>NULL and 1 KiB ECHO, 1 client, one call at a time: median (p50) round-trip time;</li>
  *   <li>NULL and 1 KiB ECHO, 8 concurrent clients (8 connections, one thread and one outstanding call each):
  *       completed calls per second.</li>
  * </ul>
- * Runs are interleaved (each round measures both stacks, in alternating order, each after a short unmeasured
- * settle) after a warm-up; the program prints
- * the median over the rounds and the ratio ours / oncrpc4j. Server handlers run on the I/O threads in both stacks
- * (Netty event loop; oncrpc4j's same-thread I/O strategy). Bounded in time: about
- * {@code 2 stacks x 4 measurements x rounds x seconds} plus warm-up.
+ * Every client is a thread of its own that opens its connection, is released with the others, calls until told
+ * to stop, and closes its connection (connection set-up is never measured). Runs are interleaved (each round
+ * measures every stack, in rotating order, each after a short unmeasured settle) after a warm-up; the program
+ * prints the median over the rounds and the ratios to oncrpc4j. Server handlers run on the I/O threads in all
+ * stacks (Netty event loop; oncrpc4j's same-thread I/O strategy). Bounded in time: about
+ * {@code 3 stacks x 4 measurements x rounds x seconds} plus warm-up.
  *
  * <p>Usage (from the repository root, after {@code mvn -B -pl benchmarks -am package -DskipTests}, which writes the
  * uber-jar {@code benchmarks/target/benchmarks.jar}):
@@ -32,7 +41,7 @@ import java.util.concurrent.atomic.LongAdder;
  *   java -cp benchmarks/target/benchmarks.jar \
  *       dev.rpcrdma.benchmarks.tcp.TcpRpcLoad [--rounds 5] [--seconds 1.0] [--transport nio|epoll]
  * </pre>
- * {@code --transport} selects the Netty transport for our stack; oncrpc4j always uses Grizzly NIO.
+ * {@code --transport} selects the Netty transport for our stacks; oncrpc4j always uses Grizzly NIO.
  * Loopback only; on a shared machine the absolute numbers move, the interleaved ratios are what to read.
  */
 public final class TcpRpcLoad {
@@ -51,7 +60,7 @@ public final class TcpRpcLoad {
         /** Stops the server and its threads. */
         void shutdown() throws Exception;
 
-        /** Opens a new client connection to this stack's server. */
+        /** Opens a new client connection to this stack's server, used only by the calling thread. */
         Caller connect() throws Exception;
     }
 
@@ -93,66 +102,79 @@ public final class TcpRpcLoad {
             }
         }
         long measureNanos = (long) (seconds * 1e9);
-        Stack ours = new OursStack("epoll".equals(transport));
-        Stack theirs = new Oncrpc4jStack();
+        boolean epoll = "epoll".equals(transport);
+        List<Stack> stacks = new ArrayList<>();
         try {
-            Stack[] stacks = {ours, theirs};
-            Caller[][] callers = new Caller[2][CONCURRENT_CLIENTS];
-            for (int s = 0; s < 2; s++) {
-                for (int c = 0; c < CONCURRENT_CLIENTS; c++) {
-                    callers[s][c] = stacks[s].connect();
-                }
-                verify(stacks[s], callers[s][0]);
+            stacks.add(new OursStack(epoll, false));
+            stacks.add(new OursStack(epoll, true));
+            stacks.add(new Oncrpc4jStack());
+            int n = stacks.size();
+            for (Stack stack : stacks) {
+                verify(stack);
             }
             // [stack][metric][round]; metrics: 0 NULL p50 us, 1 ECHO p50 us, 2 NULL calls/s, 3 ECHO calls/s.
-            double[][][] results = new double[2][4][rounds];
+            double[][][] results = new double[n][4][rounds];
             System.out.printf(Locale.ROOT, "warm-up (%s transport for ours)...%n", transport);
-            for (int s = 0; s < 2; s++) {
-                latencyP50(callers[s][0], Op.ECHO_1K, measureNanos);
-                throughput(callers[s], Op.NULL, measureNanos);
+            for (Stack stack : stacks) {
+                latencyP50(stack, Op.ECHO_1K, measureNanos);
+                throughput(stack, Op.NULL, measureNanos);
             }
             for (int r = 0; r < rounds; r++) {
-                for (int k = 0; k < 2; k++) {
-                    int s = (r + k) % 2;
+                for (int k = 0; k < n; k++) {
+                    int s = (r + k) % n;
+                    Stack stack = stacks.get(s);
                     // Let the stack's threads settle after the other stack ran (not measured).
-                    latencyP50(callers[s][0], Op.NULL, measureNanos / 5);
-                    results[s][0][r] = latencyP50(callers[s][0], Op.NULL, measureNanos);
-                    results[s][1][r] = latencyP50(callers[s][0], Op.ECHO_1K, measureNanos);
-                    results[s][2][r] = throughput(callers[s], Op.NULL, measureNanos);
-                    results[s][3][r] = throughput(callers[s], Op.ECHO_1K, measureNanos);
+                    latencyP50(stack, Op.NULL, measureNanos / 5);
+                    results[s][0][r] = latencyP50(stack, Op.NULL, measureNanos);
+                    results[s][1][r] = latencyP50(stack, Op.ECHO_1K, measureNanos);
+                    results[s][2][r] = throughput(stack, Op.NULL, measureNanos);
+                    results[s][3][r] = throughput(stack, Op.ECHO_1K, measureNanos);
                 }
                 System.out.printf(Locale.ROOT, "round %d/%d done%n", r + 1, rounds);
             }
-            for (Caller[] row : callers) {
-                for (Caller c : row) {
-                    c.shutdown();
-                }
-            }
             String[] metrics = {"NULL, 1 client, p50 round trip (us)", "ECHO 1 KiB, 1 client, p50 round trip (us)",
                 "NULL, 8 clients (calls/s)", "ECHO 1 KiB, 8 clients (calls/s)"};
+            int theirs = n - 1;
             System.out.printf(Locale.ROOT, "%nmedian of %d interleaved rounds of %.1f s, loopback TCP%n", rounds,
                     seconds);
-            System.out.printf(Locale.ROOT, "%-44s %14s %14s %16s%n", "measurement", ours.name(), theirs.name(),
-                    "ours/oncrpc4j");
+            StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-42s", "measurement"));
+            for (Stack stack : stacks) {
+                header.append(String.format(Locale.ROOT, " %20s", stack.name()));
+            }
+            for (int s = 0; s < theirs; s++) {
+                header.append(String.format(Locale.ROOT, " %26s", stacks.get(s).name() + "/oncrpc4j"));
+            }
+            System.out.println(header);
             for (int m = 0; m < 4; m++) {
-                double a = median(results[0][m]);
-                double b = median(results[1][m]);
-                System.out.printf(Locale.ROOT, "%-44s %14.1f %14.1f %16.2f%n", metrics[m], a, b, a / b);
+                StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-42s", metrics[m]));
+                for (int s = 0; s < n; s++) {
+                    line.append(String.format(Locale.ROOT, " %20.1f", median(results[s][m])));
+                }
+                for (int s = 0; s < theirs; s++) {
+                    line.append(String.format(Locale.ROOT, " %26.2f",
+                            median(results[s][m]) / median(results[theirs][m])));
+                }
+                System.out.println(line);
             }
             System.out.println("(latency: lower is better; calls/s: higher is better)");
         } finally {
-            ours.shutdown();
-            theirs.shutdown();
+            for (Stack stack : stacks) {
+                stack.shutdown();
+            }
         }
     }
 
-    private static void verify(Stack stack, Caller caller) throws Exception {
-        caller.callNull();
-        byte[] data = new byte[ECHO_SIZE];
-        ThreadLocalRandom.current().nextBytes(data);
-        if (!Arrays.equals(data, caller.echo(data))) {
-            throw new IllegalStateException(stack.name() + " echo returned different bytes");
-        }
+    /** One call of each kind, bytes checked, on a connection of its own. */
+    private static void verify(Stack stack) throws Exception {
+        onClientThread(stack, caller -> {
+            caller.callNull();
+            byte[] data = new byte[ECHO_SIZE];
+            ThreadLocalRandom.current().nextBytes(data);
+            if (!Arrays.equals(data, caller.echo(data))) {
+                throw new IllegalStateException(stack.name() + " echo returned different bytes");
+            }
+            return 0;
+        });
     }
 
     private static void once(Caller caller, Op op, byte[] data) throws Exception {
@@ -163,47 +185,84 @@ public final class TcpRpcLoad {
         }
     }
 
-    private static double latencyP50(Caller caller, Op op, long nanos) throws Exception {
-        byte[] data = new byte[ECHO_SIZE];
-        long[] samples = new long[1 << 20];
-        int n = 0;
-        long end = System.nanoTime() + nanos;
-        long now;
-        do {
-            long start = System.nanoTime();
-            once(caller, op, data);
-            now = System.nanoTime();
-            if (n < samples.length) {
-                samples[n++] = now - start;
-            }
-        } while (now < end);
-        Arrays.sort(samples, 0, n);
-        return samples[n / 2] / 1000.0;
+    /** What a client thread does with its connection. */
+    private interface ClientWork {
+        double run(Caller caller) throws Exception;
     }
 
-    private static double throughput(Caller[] callers, Op op, long nanos) throws Exception {
+    /** Runs {@code work} on a new thread with a connection of its own (opened and closed outside the work). */
+    private static double onClientThread(Stack stack, ClientWork work) throws Exception {
+        double[] result = new double[1];
+        Exception[] error = new Exception[1];
+        Thread t = new Thread(() -> {
+            try {
+                Caller caller = stack.connect();
+                try {
+                    result[0] = work.run(caller);
+                } finally {
+                    caller.shutdown();
+                }
+            } catch (Exception e) {
+                error[0] = e;
+            }
+        }, stack.name() + "-client");
+        t.start();
+        t.join();
+        if (error[0] != null) {
+            throw error[0];
+        }
+        return result[0];
+    }
+
+    private static double latencyP50(Stack stack, Op op, long nanos) throws Exception {
+        return onClientThread(stack, caller -> {
+            byte[] data = new byte[ECHO_SIZE];
+            long[] samples = new long[1 << 20];
+            int n = 0;
+            long end = System.nanoTime() + nanos;
+            long now;
+            do {
+                long start = System.nanoTime();
+                once(caller, op, data);
+                now = System.nanoTime();
+                if (n < samples.length) {
+                    samples[n++] = now - start;
+                }
+            } while (now < end);
+            Arrays.sort(samples, 0, n);
+            return samples[n / 2] / 1000.0;
+        });
+    }
+
+    private static double throughput(Stack stack, Op op, long nanos) throws Exception {
         LongAdder calls = new LongAdder();
         AtomicBoolean stop = new AtomicBoolean();
-        CountDownLatch ready = new CountDownLatch(callers.length);
+        CountDownLatch ready = new CountDownLatch(CONCURRENT_CLIENTS);
         CountDownLatch go = new CountDownLatch(1);
         List<Thread> threads = new ArrayList<>();
         List<Exception> errors = new ArrayList<>();
-        for (Caller caller : callers) {
+        for (int c = 0; c < CONCURRENT_CLIENTS; c++) {
             Thread t = new Thread(() -> {
                 byte[] data = new byte[ECHO_SIZE];
-                ready.countDown();
                 try {
-                    go.await();
-                    while (!stop.get()) {
-                        once(caller, op, data);
-                        calls.increment();
+                    Caller caller = stack.connect();
+                    try {
+                        ready.countDown();
+                        go.await();
+                        while (!stop.get()) {
+                            once(caller, op, data);
+                            calls.increment();
+                        }
+                    } finally {
+                        caller.shutdown();
                     }
                 } catch (Exception e) {
+                    ready.countDown();
                     synchronized (errors) {
                         errors.add(e);
                     }
                 }
-            });
+            }, stack.name() + "-client-" + c);
             t.start();
             threads.add(t);
         }

@@ -78,15 +78,24 @@ public final class RpcClient {
         ObjectUtil.checkNotNull(args, "args");
         ObjectUtil.checkNotNull(decoder, "decoder");
         ObjectUtil.checkNotNull(options, "options");
+        return start(prog, vers, proc, args, decoder, options, true).future;
+    }
+
+    /**
+     * Starts a call; with {@code armTimer} false the caller enforces the timeout itself (see
+     * {@link BlockingRpcClient}: a scheduled task would keep a manually driven loop from blocking).
+     */
+    <T> RpcClientHandler.PendingCall<T> start(int prog, int vers, int proc, XdrPayload args,
+                                              RpcReplyDecoder<T> decoder, CallOptions options, boolean armTimer) {
         CompletableFuture<T> future = new CompletableFuture<>();
+        Duration timeout = options.timeout() != null ? options.timeout() : handler.defaultTimeout();
+        RpcClientHandler.PendingCall<T> pending = new RpcClientHandler.PendingCall<>(handler, channel, prog, vers,
+                proc, options, timeout, armTimer, args, decoder, future);
         if (!channel.isActive() || handler.isClosed()) {
             args.release();
             future.completeExceptionally(new RpcConnectionClosedException("connection " + channel + " is closed"));
-            return future;
+            return pending;
         }
-        Duration timeout = options.timeout() != null ? options.timeout() : handler.defaultTimeout();
-        RpcClientHandler.PendingCall<T> pending = new RpcClientHandler.PendingCall<>(handler, channel, prog, vers,
-                proc, options, timeout, args, decoder, future);
         EventLoop loop = channel.eventLoop();
         // The xid, the pending-table entry, the timeout and the write all happen in one event-loop task.
         if (loop.inEventLoop()) {
@@ -99,6 +108,6 @@ public final class RpcClient {
                 future.completeExceptionally(new RpcConnectionClosedException("event loop shut down", e));
             }
         }
-        return future;
+        return pending;
     }
 }

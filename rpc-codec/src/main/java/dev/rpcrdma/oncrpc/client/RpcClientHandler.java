@@ -94,7 +94,10 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
         int xid = allocateXid();
         call.xid = xid;
         pending.put(xid, call);
-        call.timeout = call.channel.eventLoop().schedule(call, call.timeoutDuration.toNanos(), TimeUnit.NANOSECONDS);
+        if (call.armTimer) {
+            call.timeout = call.channel.eventLoop().schedule(call, call.timeoutDuration.toNanos(),
+                    TimeUnit.NANOSECONDS);
+        }
         RpcCall header = new RpcCall(xid, RpcCall.RPC_VERSION, call.program, call.version, call.procedure,
                 call.options.credential(), OpaqueAuth.NONE, null, call.options.replyDdpItemsUnsafe(),
                 call.options.maxReplySize());
@@ -112,8 +115,8 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
         return true;
     }
 
-    /** Fails {@code call} if it is still the pending call of its xid. */
-    private void fail(PendingCall<?> call, Throwable cause) {
+    /** Fails {@code call} if it is still the pending call of its xid; event loop only. */
+    void fail(PendingCall<?> call, Throwable cause) {
         if (pending.get(call.xid) == call) {
             fail(call.xid, cause);
         }
@@ -204,6 +207,8 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
         final int procedure;
         final CallOptions options;
         final Duration timeoutDuration;
+        /** False when the caller enforces the timeout (no scheduled task). */
+        final boolean armTimer;
         final XdrPayload args;
         final RpcReplyDecoder<T> decoder;
         final CompletableFuture<T> future;
@@ -213,8 +218,8 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
         private boolean handedOver;
 
         PendingCall(RpcClientHandler handler, Channel channel, int program, int version, int procedure,
-                    CallOptions options, Duration timeoutDuration, XdrPayload args, RpcReplyDecoder<T> decoder,
-                    CompletableFuture<T> future) {
+                    CallOptions options, Duration timeoutDuration, boolean armTimer, XdrPayload args,
+                    RpcReplyDecoder<T> decoder, CompletableFuture<T> future) {
             this.handler = handler;
             this.channel = channel;
             this.program = program;
@@ -222,6 +227,7 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
             this.procedure = procedure;
             this.options = options;
             this.timeoutDuration = timeoutDuration;
+            this.armTimer = armTimer;
             this.args = args;
             this.decoder = decoder;
             this.future = future;
@@ -234,6 +240,11 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
                 handler.send(this);
                 return;
             }
+            timedOut();
+        }
+
+        /** Fails this call with {@link RpcTimeoutException} if it is still pending; event loop only. */
+        void timedOut() {
             handler.fail(this, new RpcTimeoutException("no reply to xid " + Integer.toUnsignedString(xid)
                     + " within " + timeoutDuration));
         }
