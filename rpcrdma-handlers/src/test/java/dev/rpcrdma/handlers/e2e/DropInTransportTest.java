@@ -8,6 +8,7 @@ import dev.rpcrdma.channel.fabric.software.SoftwareFabric;
 import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
 import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
 import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.BlockingRpcClient;
 import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.server.RpcDispatcher;
@@ -32,6 +33,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -96,6 +98,46 @@ class DropInTransportTest {
                 return out;
             }, CallOptions.DEFAULT.withReplyHints(size, size + 512)).get(30, TimeUnit.SECONDS);
             assertArrayEquals(data, echoed, transport + " size " + size);
+        }
+        assertEquals(0, dispatcher.stats().malformedMessages());
+    }
+
+    /**
+     * {@link BlockingRpcClient} (the caller's thread runs the connection's I/O on a Netty {@code ManualIoEventLoop})
+     * over both transports: the RDMA event-loop machinery (completion queues, CM events, credits, chunks) is driven
+     * by the calling thread exactly as by a {@code MultiThreadIoEventLoopGroup} thread.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "rdma"})
+    void theBlockingClientRunsOverTcpAndRdma(String transport) throws Exception {
+        boolean rdma = transport.equals("rdma");
+        IoHandlerFactory factory = rdma
+                ? RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().fabric(SoftwareFabric.instance()))
+                : NioIoHandler.newFactory();
+        RpcDispatcher dispatcher = new RpcDispatcher(EchoService.registry(), new RpcStats());
+        group = new MultiThreadIoEventLoopGroup(1, factory);
+        server = new ServerBootstrap().group(group)
+                .channel(rdma ? RdmaServerChannel.class : NioServerSocketChannel.class)
+                .childHandler(rdma ? new RpcRdmaServerInitializer(dispatcher) : new TcpRpcServerInitializer(dispatcher))
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+        Bootstrap bootstrap = new Bootstrap().channel(rdma ? RdmaChannel.class : NioSocketChannel.class)
+                .handler(rdma ? new RpcRdmaClientInitializer() : new TcpRpcClientInitializer());
+        try (BlockingRpcClient rpc = BlockingRpcClient.connect(bootstrap, factory, server.localAddress(),
+                Duration.ofSeconds(30))) {
+            rpc.callNull(EchoService.PROG, EchoService.VERS);
+            for (int size : new int[] {0, 100, 5000, 200000}) {
+                byte[] data = EchoService.pattern(size, size + 1);
+                XdrPayload args = rpc.newPayload();
+                args.writeDdpOpaque(rpc.channel().alloc().buffer(size).writeBytes(data));
+                byte[] echoed = rpc.call(EchoService.PROG, EchoService.VERS, EchoService.ECHO, args, r -> {
+                    ByteBuf b = r.readDdpOpaque(EchoService.MAX);
+                    byte[] out = new byte[b.readableBytes()];
+                    b.getBytes(b.readerIndex(), out);
+                    b.release();
+                    return out;
+                }, CallOptions.DEFAULT.withReplyHints(size, size + 512));
+                assertArrayEquals(data, echoed, transport + " size " + size);
+            }
         }
         assertEquals(0, dispatcher.stats().malformedMessages());
     }

@@ -36,6 +36,7 @@ import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.header.RdmaErrorCode;
 import dev.rpcrdma.handlers.requester.RpcRdmaRequester;
 import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.BlockingRpcClient;
 import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.server.RpcDispatcher;
@@ -77,6 +78,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -195,6 +197,51 @@ abstract class RpcRdmaEndToEndSuite {
 
     static CallOptions hints(int maxDdp, int maxReply) {
         return CallOptions.DEFAULT.withReplyHints(maxDdp, maxReply);
+    }
+
+    /**
+     * {@link BlockingRpcClient}: the calling thread runs the RDMA connection (CM events, completion queue, credits,
+     * chunks) on its own {@code ManualIoEventLoop}; inline, Read + Write chunk and Long Reply calls all complete and
+     * their results are decoded on the calling thread.
+     */
+    @Test
+    void blockingClientDrivesTheRdmaConnectionOnTheCallingThread() throws Exception {
+        start();
+        Bootstrap bootstrap = new Bootstrap().channel(RdmaChannel.class).handler(new RpcRdmaClientInitializer(
+                new RpcStats(), RpcRdmaConfig.DEFAULT, clientStats, Duration.ofSeconds(TIMEOUT)));
+        InetSocketAddress serverAddress = (InetSocketAddress) channels.get(0).localAddress();
+        try (BlockingRpcClient rpc = BlockingRpcClient.connect(bootstrap,
+                RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().fabric(fabric())), serverAddress,
+                Duration.ofSeconds(TIMEOUT))) {
+            rpc.callNull(PROG, VERS);
+            Thread caller = Thread.currentThread();
+            for (int size : new int[] {100, 200_000}) {
+                byte[] data = pattern(size, 7);
+                XdrPayload args = rpc.newPayload();
+                args.writeDdpOpaque(rpc.channel().alloc().buffer(size).writeBytes(data));
+                byte[] echoed = rpc.call(PROG, VERS, ECHO, args, r -> {
+                    assertSame(caller, Thread.currentThread(), "decoded on the calling thread");
+                    ByteBuf b = r.readDdpOpaque(EchoService.MAX);
+                    try {
+                        byte[] out = new byte[b.readableBytes()];
+                        b.getBytes(b.readerIndex(), out);
+                        return out;
+                    } finally {
+                        b.release();
+                    }
+                }, hints(size, size + 512));
+                assertArrayEquals(data, echoed, "echo of " + size + " bytes");
+            }
+            // A reply larger than the inline threshold with no DDP item: Long Reply through a Reply chunk.
+            XdrPayload args = rpc.newPayload();
+            args.writer().writeInt(20_000);
+            byte[] filled = rpc.call(PROG, VERS, PLAIN_FILL, args, r -> r.readOpaque(EchoService.MAX),
+                    CallOptions.DEFAULT.withMaxReplySize(20_000 + 512));
+            assertEquals(20_000, filled.length);
+        }
+        assertTrue(clientStats.readChunks() > 0 && clientStats.writeChunksUsed() > 0 && clientStats.longReplies() > 0,
+                clientStats.toString());
+        assertEquals(0, serverStats.errorsSent());
     }
 
     @Test
