@@ -17,7 +17,6 @@ import dev.rpcrdma.oncrpc.tcp.TcpRpcServerInitializer;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
@@ -90,13 +89,7 @@ class DropInTransportTest {
             byte[] data = EchoService.pattern(size, size);
             XdrPayload args = rpc.newPayload();
             args.writeDdpOpaque(rpc.alloc().buffer(size).writeBytes(data));
-            byte[] echoed = rpc.call(EchoService.PROG, EchoService.VERS, EchoService.ECHO, args, r -> {
-                ByteBuf b = r.readDdpOpaque(EchoService.MAX);
-                byte[] out = new byte[b.readableBytes()];
-                b.getBytes(b.readerIndex(), out);
-                b.release();
-                return out;
-            }, CallOptions.DEFAULT.withReplyHints(size, size + 512)).get(30, TimeUnit.SECONDS);
+            byte[] echoed = rpc.call(EchoService.PROG, EchoService.VERS, EchoService.ECHO, args, EchoService::readDdpBytes, CallOptions.DEFAULT.withReplyHints(size, size + 512)).get(30, TimeUnit.SECONDS);
             assertArrayEquals(data, echoed, transport + " size " + size);
         }
         assertEquals(0, dispatcher.stats().malformedMessages());
@@ -129,13 +122,7 @@ class DropInTransportTest {
                 byte[] data = EchoService.pattern(size, size + 1);
                 XdrPayload args = rpc.newPayload();
                 args.writeDdpOpaque(rpc.channel().alloc().buffer(size).writeBytes(data));
-                byte[] echoed = rpc.call(EchoService.PROG, EchoService.VERS, EchoService.ECHO, args, r -> {
-                    ByteBuf b = r.readDdpOpaque(EchoService.MAX);
-                    byte[] out = new byte[b.readableBytes()];
-                    b.getBytes(b.readerIndex(), out);
-                    b.release();
-                    return out;
-                }, CallOptions.DEFAULT.withReplyHints(size, size + 512));
+                byte[] echoed = rpc.call(EchoService.PROG, EchoService.VERS, EchoService.ECHO, args, EchoService::readDdpBytes, CallOptions.DEFAULT.withReplyHints(size, size + 512));
                 assertArrayEquals(data, echoed, transport + " size " + size);
             }
         }

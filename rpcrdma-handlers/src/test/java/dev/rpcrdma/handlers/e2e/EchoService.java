@@ -2,6 +2,8 @@ package dev.rpcrdma.handlers.e2e;
 
 import dev.rpcrdma.oncrpc.server.RpcProgramRegistry;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import dev.rpcrdma.oncrpc.xdr.XdrReader;
+import dev.rpcrdma.oncrpc.xdr.XdrException;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -40,6 +42,18 @@ final class EchoService {
             b[i] = (byte) (seed * 31 + i * 7 + (i >>> 9));
         }
         return b;
+    }
+
+    /** Reads a DDP-eligible {@code opaque<>} result (placed by a Write chunk or inline) as bytes, releasing it. */
+    static byte[] readDdpBytes(XdrReader r) throws XdrException {
+        ByteBuf b = r.readDdpOpaque(MAX);
+        try {
+            byte[] out = new byte[b.readableBytes()];
+            b.getBytes(b.readerIndex(), out);
+            return out;
+        } finally {
+            b.release();
+        }
     }
 
     static int hash(ByteBuf b) {

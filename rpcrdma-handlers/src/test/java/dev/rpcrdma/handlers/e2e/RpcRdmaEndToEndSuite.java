@@ -154,16 +154,7 @@ abstract class RpcRdmaEndToEndSuite {
     CompletableFuture<byte[]> echo(byte[] data, CallOptions options) {
         XdrPayload args = client.newPayload();
         args.writeDdpOpaque(client.alloc().buffer(data.length).writeBytes(data));
-        return client.call(PROG, VERS, ECHO, args, r -> {
-            ByteBuf b = r.readDdpOpaque(EchoService.MAX);
-            try {
-                byte[] out = new byte[b.readableBytes()];
-                b.getBytes(b.readerIndex(), out);
-                return out;
-            } finally {
-                b.release();
-            }
-        }, options);
+        return client.call(PROG, VERS, ECHO, args, EchoService::readDdpBytes, options);
     }
 
     CompletableFuture<int[]> sum(int proc, byte[] data) {
@@ -221,14 +212,7 @@ abstract class RpcRdmaEndToEndSuite {
                 args.writeDdpOpaque(rpc.channel().alloc().buffer(size).writeBytes(data));
                 byte[] echoed = rpc.call(PROG, VERS, ECHO, args, r -> {
                     assertSame(caller, Thread.currentThread(), "decoded on the calling thread");
-                    ByteBuf b = r.readDdpOpaque(EchoService.MAX);
-                    try {
-                        byte[] out = new byte[b.readableBytes()];
-                        b.getBytes(b.readerIndex(), out);
-                        return out;
-                    } finally {
-                        b.release();
-                    }
+                    return EchoService.readDdpBytes(r);
                 }, hints(size, size + 512));
                 assertArrayEquals(data, echoed, "echo of " + size + " bytes");
             }
