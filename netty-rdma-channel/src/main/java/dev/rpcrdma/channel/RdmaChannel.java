@@ -543,10 +543,10 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             return;
         }
         try {
-            while (e.compChannel.getEvent() != null) {
-                if (++e.unackedEvents >= ACK_BATCH) {
-                    e.ackEvents();
-                }
+            // One event per readiness: the epoll set is level-triggered, so another queued event wakes the loop
+            // again, and reading until EAGAIN would cost a failing read(2) on every wake-up.
+            if (e.compChannel.getEvent() != null && ++e.unackedEvents >= ACK_BATCH) {
+                e.ackEvents();
             }
         } catch (IOException ex) {
             fail(ex);

@@ -37,6 +37,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * it signals the completion channel, so no wakeup is lost — and finally waits in {@code epoll_wait} on the
  * completion-channel fds, the RDMA-CM event-channel fds and a wakeup eventfd, until the loop's next deadline.
  *
+ * <p>A loop that finds completions does not block, and looks at its fds without waiting ({@code epoll_wait(0)})
+ * only when it has to: when some channel is cold (armed: its completions are announced on its completion channel
+ * only), or at least every {@value #FD_CHECK_INTERVAL_MICROS} µs for RDMA-CM events (connect requests,
+ * disconnects). So a loop whose channels are all hot, and a busy-polling loop, run the data path without system
+ * calls besides the posts themselves, like perftest's polling loop.
+ *
  * <h2>Shutdown</h2>
  * Channels are closed while the loop still runs tasks, so that {@code close()} completes normally (pipeline events,
  * deregistration, close future): in {@link #prepareToDestroy()} and in a shutdown hook of the executor (which also
@@ -53,6 +59,9 @@ public final class RdmaIoHandler implements IoHandler {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaIoHandler.class);
     private static final long AWAKE = -1L;
     private static final long NONE = Long.MAX_VALUE;
+    /** Longest time a loop whose channels are all hot goes without looking at its fds (RDMA-CM events). */
+    static final long FD_CHECK_INTERVAL_MICROS = 1000;
+    private static final long FD_CHECK_INTERVAL_NANOS = TimeUnit.MICROSECONDS.toNanos(FD_CHECK_INTERVAL_MICROS);
 
     private final ThreadAwareExecutor executor;
     private final RdmaIoHandlerConfig config;
@@ -64,6 +73,10 @@ public final class RdmaIoHandler implements IoHandler {
     private final List<Registration> registrations = new ArrayList<>();
     private Registration[] snapshot = new Registration[0];
     private boolean snapshotStale;
+    /** Valid registrations the last {@link #pollHot} skipped because they were cold (armed). */
+    private int coldSkipped;
+    /** When the fds were last looked at ({@code System.nanoTime()}). */
+    private long lastFdCheck = System.nanoTime();
     private boolean shutdownHookAdded;
     private boolean destroyed;
     /** Threads inside {@link #wakeup()}'s eventfd write: destroy() closes the fd only once none is. */
@@ -103,14 +116,17 @@ public final class RdmaIoHandler implements IoHandler {
     @Override
     public int run(IoHandlerContext context) {
         int work = pollHot(false);
-        if (work > 0 || !context.canBlock()) {
-            return work + waitAndDispatch(0);
+        if (work > 0) {
+            return work + checkFdsIfDue();
+        }
+        if (!context.canBlock()) {
+            return checkFds();
         }
         long busyNanos = config.busyPollNanos();
         if (busyNanos > 0) {
             long until = System.nanoTime() + busyNanos;
             do {
-                work = pollHot(false) + waitAndDispatch(0);
+                work = pollHot(false) + checkFdsIfDue();
                 if (work > 0) {
                     return work;
                 }
@@ -127,15 +143,23 @@ public final class RdmaIoHandler implements IoHandler {
         }
         nextWakeupNanos.set(deadline);
         try {
-            if (context.canBlock()) {
-                work = waitAndDispatch(timeoutMillis(context, deadline));
-            } else {
-                work = waitAndDispatch(0);
-            }
+            work = waitAndDispatch(context.canBlock() ? timeoutMillis(context, deadline) : 0);
         } finally {
             nextWakeupNanos.lazySet(AWAKE);
         }
         return work + pollHot(false);
+    }
+
+    /** Looks at the fds without waiting if some channel is cold or the last look is too old; else does nothing. */
+    private int checkFdsIfDue() {
+        if (coldSkipped > 0 || System.nanoTime() - lastFdCheck >= FD_CHECK_INTERVAL_NANOS) {
+            return checkFds();
+        }
+        return 0;
+    }
+
+    private int checkFds() {
+        return waitAndDispatch(0);
     }
 
     /**
@@ -167,9 +191,14 @@ public final class RdmaIoHandler implements IoHandler {
     /** Polls hot registrations (all of them if {@code includeArmed}); a poll that finds nothing leaves it cold. */
     private int pollHot(boolean includeArmed) {
         int work = 0;
+        int cold = 0;
         int batch = config.completionBatch();
         for (Registration r : snapshot()) {
-            if (!r.valid || (!r.hot && !includeArmed)) {
+            if (!r.valid) {
+                continue;
+            }
+            if (!r.hot && !includeArmed) {
+                cold++;
                 continue;
             }
             int n = r.handle.pollCompletions(batch);
@@ -178,6 +207,7 @@ public final class RdmaIoHandler implements IoHandler {
                 work += n;
             }
         }
+        coldSkipped = cold;
         return work;
     }
 
@@ -197,6 +227,8 @@ public final class RdmaIoHandler implements IoHandler {
         } catch (IOException e) {
             logger.warn("epoll_wait failed", e);
             return 0;
+        } finally {
+            lastFdCheck = System.nanoTime();
         }
         int work = 0;
         for (int i = 0; i < ready; i++) {

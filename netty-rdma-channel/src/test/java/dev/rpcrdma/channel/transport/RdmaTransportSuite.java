@@ -51,6 +51,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
@@ -570,6 +572,60 @@ abstract class RdmaTransportSuite {
         assertTrue(again.await(TIMEOUT, TimeUnit.SECONDS));
         assertEquals(WcStatus.REM_ACCESS_ERR,
                 assertInstanceOf(RdmaWorkRequestException.class, again.cause()).status());
+    }
+
+    /**
+     * A loop whose channels are all hot (busy-polling, a ping-pong that never pauses) skips {@code epoll_wait} on
+     * most rounds, but still looks at its fds often enough: a new connection on the same loop (RDMA-CM connect
+     * request, established events) is set up and echoes while the ping-pong keeps running.
+     */
+    @Test
+    void aLoopKeptBusyByAHotChannelStillHandlesConnectionEvents() throws Exception {
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory(
+                new RdmaIoHandlerConfig().fabric(fabric()).busyPollNanos(TimeUnit.SECONDS.toNanos(1))));
+        InetSocketAddress at = server(b -> { }, new Echo());
+        AtomicLong pongs = new AtomicLong();
+        AtomicBoolean running = new AtomicBoolean(true);
+        Channel busy = connect(at, b -> { }, new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelActive(ChannelHandlerContext ctx) {
+                ctx.writeAndFlush(Unpooled.wrappedBuffer(pattern(32, 1)));
+            }
+
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ((RdmaReceive) msg).release();
+                pongs.incrementAndGet();
+                if (running.get()) {
+                    ctx.writeAndFlush(Unpooled.wrappedBuffer(pattern(32, 1)));
+                }
+            }
+        }).sync().channel();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT);
+            while (pongs.get() < 20 && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertTrue(pongs.get() >= 20, "the ping-pong runs: " + pongs.get());
+            Collect collect = new Collect();
+            Channel late = connect(at, b -> { }, collect).sync().channel();
+            late.writeAndFlush(Unpooled.wrappedBuffer(pattern(100, 2)));
+            RdmaReceive r = collect.take();
+            try {
+                assertArrayEquals(pattern(100, 2), bytes(r.content()));
+            } finally {
+                r.release();
+                collect.releaseAll();
+            }
+            long before = pongs.get();
+            late.close().sync();
+            Thread.sleep(20);
+            assertTrue(pongs.get() > before, "the ping-pong kept running meanwhile");
+        } finally {
+            running.set(false);
+            busy.close().sync();
+        }
     }
 
     @Test
