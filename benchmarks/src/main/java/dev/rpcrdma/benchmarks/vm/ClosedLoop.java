@@ -90,9 +90,23 @@ final class ClosedLoop {
      */
     static Result blocking(Supplier<CompletableFuture<?>> operation, double warmupSeconds, double seconds,
                            int maxCount) throws Exception {
+        return direct(() -> operation.get().get(2, TimeUnit.MINUTES), warmupSeconds, seconds, maxCount);
+    }
+
+    /** A synchronous operation (e.g. a {@code BlockingRpcClient} call). */
+    interface SyncOperation {
+        void run() throws Exception;
+    }
+
+    /**
+     * One synchronous operation at a time on the calling thread (e.g. {@code BlockingRpcClient}, which runs its
+     * connection's I/O on this thread: no hand-off). Warm-up, then a measured phase, as {@link #run}.
+     */
+    static Result direct(SyncOperation operation, double warmupSeconds, double seconds, int maxCount)
+            throws Exception {
         long warmEnd = System.nanoTime() + (long) (warmupSeconds * 1e9);
         while (System.nanoTime() - warmEnd < 0) {
-            operation.get().get(2, TimeUnit.MINUTES);
+            operation.run();
         }
         long[] samples = new long[maxCount];
         int n = 0;
@@ -100,7 +114,7 @@ final class ClosedLoop {
         long deadline = t0 + (long) (seconds * 1e9);
         long start = t0;
         while (n < maxCount) {
-            operation.get().get(2, TimeUnit.MINUTES);
+            operation.run();
             long end = System.nanoTime();
             samples[n++] = end - start;
             if (end - deadline >= 0) {

@@ -10,21 +10,26 @@ import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.header.RpcRdmaLimits;
 import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.BlockingRpcClient;
 import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcClientInitializer;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcConfig;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import dev.rpcrdma.samples.echo.EchoProgram;
 import dev.rpcrdma.samples.echo.EchoServer;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
 
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -202,6 +207,9 @@ public final class VmLoad {
             latency(name + ".null", new ClosedLoop(() -> EchoProgram.callNull(client), 1)
                     .run(warmup(), seconds, MAX_SAMPLES));
             echo(name + ".echo_1KiB", client, 1024, 1, warmup(), seconds);
+            blockingClient(name, b, rdma ? RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
+                    .fabric(Fabrics.select(fabric))) : EpollIoHandler.newFactory(),
+                    server.localAddresses().get(0));
             long readChunks = rdmaStats.readChunks();
             long writeChunks = rdmaStats.writeChunksUsed();
             ClosedLoop.Result bulk = echo(name + ".echo_1MiB", client, BULK_SIZE, BULK_IN_FLIGHT,
@@ -218,6 +226,38 @@ public final class VmLoad {
         } finally {
             server.close();
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    /**
+     * NULL and 1 KiB ECHO with {@link BlockingRpcClient}: this thread runs the connection's I/O (no event-loop
+     * thread, no hand-off), the way a synchronous caller would use the stack.
+     */
+    private void blockingClient(String name, Bootstrap bootstrap, IoHandlerFactory factory, SocketAddress server)
+            throws Exception {
+        ByteBuf data = ChannelEcho.pattern(1024);
+        try (BlockingRpcClient client = BlockingRpcClient.connect(bootstrap, factory, server,
+                Duration.ofSeconds(60))) {
+            latency(name + ".null_blocking_client", ClosedLoop.direct(
+                    () -> client.callNull(EchoProgram.PROGRAM, EchoProgram.VERSION), warmup(), seconds, MAX_SAMPLES));
+            CallOptions hints = CallOptions.DEFAULT.withReplyHints(1024, 1024 + 512);
+            latency(name + ".echo_1KiB_blocking_client", ClosedLoop.direct(() -> {
+                XdrPayload args = client.newPayload().writeDdpOpaque(data.retainedDuplicate());
+                boolean same = client.call(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_ECHO, args,
+                        r -> {
+                            ByteBuf echoed = r.readDdpOpaque(1024);
+                            try {
+                                return ByteBufUtil.equals(data, echoed);
+                            } finally {
+                                echoed.release();
+                            }
+                        }, hints);
+                if (!same) {
+                    throw new IllegalStateException("echoed bytes differ");
+                }
+            }, warmup(), seconds, MAX_SAMPLES));
+        } finally {
+            data.release();
         }
     }
 
