@@ -28,6 +28,11 @@ public final class RdmaIoHandlerConfig {
         return busyPollNanos;
     }
 
+    /**
+     * How long an idle loop keeps polling its completion queues before it arms notification and sleeps (0, the
+     * default: never spin). While spinning with every channel hot it makes no system call besides the posts and
+     * looks at its fds (RDMA-CM events, wakeups) about once a millisecond. Costs a core per spinning loop.
+     */
     public RdmaIoHandlerConfig busyPollNanos(long busyPollNanos) {
         this.busyPollNanos = ObjectUtil.checkPositiveOrZero(busyPollNanos, "busyPollNanos");
         return this;
