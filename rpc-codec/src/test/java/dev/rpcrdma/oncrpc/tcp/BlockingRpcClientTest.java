@@ -127,8 +127,9 @@ class BlockingRpcClientTest {
                     client.newPayload(), RpcReplyDecoder.VOID, CallOptions.DEFAULT.withTimeout(Duration.ofMillis(200))));
             assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(200), "waited the timeout");
             assertTrue(e.getMessage().contains("within"), e.getMessage());
-            // Late answer to the timed-out call: dropped and counted by the next call's I/O, which still succeeds.
-            neverAnswered.poll().replySuccess();
+            // Late answer to the timed-out call, written before the next call is sent (so it precedes that call's
+            // reply on the stream): dropped and counted by the next call's I/O, which still succeeds.
+            assertTrue(neverAnswered.poll().replySuccess().await(10, TimeUnit.SECONDS));
             byte[] data = {1, 2, 3, 4, 5};
             assertArrayEquals(data, echo(client, data));
             assertEquals(1, clientStats.unknownXidReplies());
