@@ -620,7 +620,10 @@ abstract class RdmaTransportSuite {
             }
             long before = pongs.get();
             late.close().sync();
-            Thread.sleep(20);
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT);
+            while (pongs.get() <= before && System.nanoTime() < until) {
+                Thread.sleep(1);
+            }
             assertTrue(pongs.get() > before, "the ping-pong kept running meanwhile");
         } finally {
             running.set(false);

@@ -90,6 +90,17 @@ class BlockingRpcClientTest {
         }
     }
 
+    /** The NEVER call the server holds, waiting for it to arrive (a loaded machine may be slow). */
+    private RpcCallContext heldCall() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        RpcCallContext call;
+        while ((call = neverAnswered.poll()) == null) {
+            assertTrue(System.nanoTime() < deadline, "the server never received the call");
+            Thread.sleep(5);
+        }
+        return call;
+    }
+
     private static byte[] echo(BlockingRpcClient client, byte[] data) throws Exception {
         XdrPayload args = client.newPayload();
         args.writer().writeOpaque(data);
@@ -129,7 +140,7 @@ class BlockingRpcClientTest {
             assertTrue(e.getMessage().contains("within"), e.getMessage());
             // Late answer to the timed-out call, written before the next call is sent (so it precedes that call's
             // reply on the stream): dropped and counted by the next call's I/O, which still succeeds.
-            assertTrue(neverAnswered.poll().replySuccess().await(10, TimeUnit.SECONDS));
+            assertTrue(heldCall().replySuccess().await(10, TimeUnit.SECONDS));
             byte[] data = {1, 2, 3, 4, 5};
             assertArrayEquals(data, echo(client, data));
             assertEquals(1, clientStats.unknownXidReplies());
@@ -174,7 +185,13 @@ class BlockingRpcClientTest {
         try (BlockingRpcClient client = start(transport)) {
             client.callNull(PROG, VERS);
             // The server closes the connection while our call waits for a reply that never comes.
-            serverGroup.schedule(() -> neverAnswered.poll().channel().close(), 100, TimeUnit.MILLISECONDS);
+            CompletableFuture.runAsync(() -> {
+                try {
+                    heldCall().channel().close();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
             assertThrows(RpcConnectionClosedException.class, () -> client.call(PROG, VERS, NEVER,
                     client.newPayload(), RpcReplyDecoder.VOID));
             assertFalse(client.channel().isActive());
