@@ -17,6 +17,7 @@ import dev.rpcrdma.channel.RdmaWrite;
 import dev.rpcrdma.channel.fabric.AccessFlags;
 import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.fabric.WcStatus;
+import dev.rpcrdma.testing.Await;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -603,11 +604,7 @@ abstract class RdmaTransportSuite {
             }
         }).sync().channel();
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT);
-            while (pongs.get() < 20 && System.nanoTime() < deadline) {
-                Thread.sleep(1);
-            }
-            assertTrue(pongs.get() >= 20, "the ping-pong runs: " + pongs.get());
+            Await.until(() -> pongs.get() >= 20, "the ping-pong runs");
             Collect collect = new Collect();
             Channel late = connect(at, b -> { }, collect).sync().channel();
             late.writeAndFlush(Unpooled.wrappedBuffer(pattern(100, 2)));
@@ -620,11 +617,7 @@ abstract class RdmaTransportSuite {
             }
             long before = pongs.get();
             late.close().sync();
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT);
-            while (pongs.get() <= before && System.nanoTime() < until) {
-                Thread.sleep(1);
-            }
-            assertTrue(pongs.get() > before, "the ping-pong kept running meanwhile");
+            Await.until(() -> pongs.get() > before, "the ping-pong kept running meanwhile");
         } finally {
             running.set(false);
             busy.close().sync();

@@ -146,6 +146,7 @@ public final class BlockingRpcClient implements AutoCloseable {
      */
     public <T> T call(int prog, int vers, int proc, XdrPayload args, RpcReplyDecoder<T> decoder, CallOptions options)
             throws RpcException, XdrException, IOException {
+        ObjectUtil.checkNotNull(args, "args");
         try {
             checkThread();
             ObjectUtil.checkNotNull(decoder, "decoder");

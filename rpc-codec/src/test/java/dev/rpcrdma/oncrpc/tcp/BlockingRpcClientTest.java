@@ -12,6 +12,7 @@ import dev.rpcrdma.oncrpc.server.RpcCallContext;
 import dev.rpcrdma.oncrpc.server.RpcDispatcher;
 import dev.rpcrdma.oncrpc.server.RpcProgramRegistry;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import dev.rpcrdma.testing.Await;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -92,13 +93,8 @@ class BlockingRpcClientTest {
 
     /** The NEVER call the server holds, waiting for it to arrive (a loaded machine may be slow). */
     private RpcCallContext heldCall() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        RpcCallContext call;
-        while ((call = neverAnswered.poll()) == null) {
-            assertTrue(System.nanoTime() < deadline, "the server never received the call");
-            Thread.sleep(5);
-        }
-        return call;
+        Await.until(() -> !neverAnswered.isEmpty(), "the server holds the call");
+        return neverAnswered.poll();
     }
 
     private static byte[] echo(BlockingRpcClient client, byte[] data) throws Exception {

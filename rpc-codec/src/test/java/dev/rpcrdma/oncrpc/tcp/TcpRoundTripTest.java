@@ -13,6 +13,7 @@ import dev.rpcrdma.oncrpc.server.RpcCallContext;
 import dev.rpcrdma.oncrpc.server.RpcDispatcher;
 import dev.rpcrdma.oncrpc.server.RpcProgramRegistry;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import dev.rpcrdma.testing.Await;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -211,9 +212,9 @@ class TcpRoundTripTest {
         ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
         assertInstanceOf(RpcTimeoutException.class, e.getCause());
         // The server answers late: the client drops and counts it.
-        awaitTrue(() -> !neverAnswered.isEmpty());
+        Await.until(() -> !neverAnswered.isEmpty(), "the server holds the call");
         neverAnswered.poll().replySuccess().sync();
-        awaitTrue(() -> clientStats.unknownXidReplies() == 1);
+        Await.until(() -> clientStats.unknownXidReplies() == 1, "the late reply is dropped and counted");
         // The connection is still fine.
         client.callNull(PROG, VERS).get(10, TimeUnit.SECONDS);
     }
@@ -226,7 +227,7 @@ class TcpRoundTripTest {
         for (int i = 0; i < 5; i++) {
             pending.add(client.call(PROG, VERS, NEVER, client.newPayload(), RpcReplyDecoder.VOID));
         }
-        awaitTrue(() -> neverAnswered.size() == 5);
+        Await.until(() -> neverAnswered.size() == 5, "the server holds the five calls");
         neverAnswered.peek().channel().close().sync();
         for (CompletableFuture<Void> f : pending) {
             ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
@@ -264,14 +265,5 @@ class TcpRoundTripTest {
         assertEquals(1, serverStats.oversizedRecords());
     }
 
-    private static void awaitTrue(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 10 s");
-            }
-            Thread.sleep(10);
-        }
-    }
 
 }
