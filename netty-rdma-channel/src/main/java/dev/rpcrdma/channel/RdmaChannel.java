@@ -68,12 +68,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <h2>Outbound</h2>
  * A {@link ByteBuf} or {@link RdmaSend} is one Send: inline (gathered from the buffer's components) up to
- * {@link RdmaChannelOption#MAX_INLINE_DATA}, else copied into a registered send slot; the message is released when
- * the Send completes and the write promise completes with the work completion. {@link RdmaWrite},
- * {@link RdmaRead} and {@link RdmaBindWindow} are posted as such. Sends are signalled selectively: the last work
- * request of each flush (and one every half queue) is signalled; a signalled completion retires every earlier one
- * (completions are in order). At most {@link RdmaChannelOption#SEND_QUEUE_DEPTH} work requests are outstanding;
- * while the send queue is full the channel is not writable (user-defined writability bit 1).
+ * {@link RdmaChannelOption#MAX_INLINE_DATA}, else copied into a registered send slot. Either way its bytes are copied
+ * when it is posted, so the message is released and its write promise completes then (as a TCP write completes once
+ * its bytes are in the socket buffer); a Send that fails later breaks the connection: {@code exceptionCaught} with
+ * the {@link RdmaWorkRequestException}, then close. {@link RdmaWrite}, {@link RdmaRead} and {@link RdmaBindWindow}
+ * are posted as such and stay in the outbound buffer until their completion, which completes their promise (a Read's
+ * data is in place, a Write's source may be reused, a window is bound); a Send flushed behind one of them waits with
+ * it, so promises complete in write order. Work requests are signalled selectively: one in half the send queue, and
+ * the last of each flush that has a message waiting for its completion; a signalled completion retires every earlier
+ * one (completions are in order). A Send-only exchange (an RPC ping-pong) thus makes no send completion per message,
+ * like perftest. At most {@link RdmaChannelOption#SEND_QUEUE_DEPTH} work requests are outstanding (the queue pair
+ * has one entry more, for the drain marker of close); while they are the channel is not writable (user-defined
+ * writability bit 1).
  *
  * <h2>Close</h2>
  * Disconnect, queue pair to error, drain every flush completion (outstanding writes fail with
@@ -113,10 +119,16 @@ public final class RdmaChannel extends AbstractRdmaChannel {
 
     private final SendWorkRequest wr = new SendWorkRequest();
     private final FlushedMessages flushed = new FlushedMessages();
+    /** One entry per send queue entry: {@code sendDepth} for writes plus one for the drain marker of close. */
     private InFlight[] inFlight;
+    /** Work requests the channel may have outstanding (writability); the queue pair has one entry more. */
+    private int sendDepth;
     private int head;
     private int tail;
     private int unsignaledRun;
+    /** Posted work requests whose message is still in the outbound buffer (its promise waits for the completion). */
+    private int heldInBuffer;
+    private boolean lastPostedSignaled = true;
     private ChannelOutboundBuffer outbound;
     private boolean closing;
     private Throwable failure;
@@ -365,7 +377,8 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     private void setUpEndpoint() throws IOException {
         RdmaEndpoint e = RdmaEndpoint.create(cmId, config, config.getAllocator(), COMPLETION_ARRAY);
         ep = e;
-        inFlight = new InFlight[e.sendDepth];
+        sendDepth = e.sendDepth;
+        inFlight = new InFlight[e.sendDepth + 1];
         for (int i = 0; i < inFlight.length; i++) {
             inFlight[i] = new InFlight();
         }
@@ -717,15 +730,20 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         int sendSlot = -1;
         RdmaMemory memory;
         RdmaBindWindow bind;
+        /** The message is still in the outbound buffer: retiring this entry completes its promise. */
+        boolean held;
 
         InFlight reset(String what) {
             this.what = what;
             sendSlot = -1;
             memory = null;
             bind = null;
+            held = false;
             return this;
         }
     }
+
+    private static final String DRAIN_MARKER = "drain marker";
 
     private int inFlightCount() {
         return tail - head;
@@ -750,26 +768,34 @@ public final class RdmaChannel extends AbstractRdmaChannel {
                 if (f.bind != null) {
                     f.bind.window().bound(f.bind.rkey(), f.bind.memory());
                 }
-            } else {
+            } else if (f.what != DRAIN_MARKER) { // (the marker is posted to a queue pair in error: it flushes)
                 cause = new RdmaWorkRequestException(f.what, st,
                         st == WcStatus.WR_FLUSH_ERR ? (closing ? "channel closed" : "queue pair in error") : null);
                 if (failure == null && (st != WcStatus.WR_FLUSH_ERR || !closing)) {
                     failure = cause;
+                    if (!f.held && !closing) {
+                        // A Send whose promise completed when it was posted: the error has no promise to fail.
+                        pipeline().fireExceptionCaught(cause);
+                    }
                 }
             }
+            boolean held = f.held;
             f.reset(null);
-            ChannelOutboundBuffer in = outbound;
-            skipCancelled(in);
-            if (in != null && in.current() != null) {
-                if (cause == null) {
-                    in.remove();
-                } else {
-                    in.remove(cause);
+            if (held) {
+                heldInBuffer--;
+                ChannelOutboundBuffer in = outbound;
+                skipCancelled(in);
+                if (in != null && in.current() != null) {
+                    if (cause == null) {
+                        in.remove();
+                    } else {
+                        in.remove(cause);
+                    }
                 }
             }
         }
         if (outbound != null && inFlight != null) {
-            outbound.setUserDefinedWritability(WRITABILITY_BIT, inFlightCount() < inFlight.length);
+            outbound.setUserDefinedWritability(WRITABILITY_BIT, inFlightCount() < sendDepth);
         }
     }
 
@@ -785,7 +811,7 @@ public final class RdmaChannel extends AbstractRdmaChannel {
 
     private void writeMore() {
         ChannelOutboundBuffer in = outbound;
-        if (in != null && isActive() && in.size() > inFlightCount()) {
+        if (in != null && isActive() && in.size() > heldInBuffer) {
             doWrite(in);
         }
     }
@@ -829,9 +855,57 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         if (e == null || closing || failure != null) {
             return;
         }
-        skipCancelled(in);
-        int skip = inFlightCount();
-        int room = inFlight.length - skip;
+        try {
+            if (heldInBuffer == 0) {
+                postSendsFromHead(e, in);
+            }
+            if (!closing && failure == null && ep == e) {
+                postHeld(e, in);
+            }
+        } catch (IOException ex) {
+            // Posting failed: what was posted stays owned by the device; the channel fails as a whole.
+            fail(ex);
+        }
+        in.setUserDefinedWritability(WRITABILITY_BIT, inFlightCount() < sendDepth);
+    }
+
+    /**
+     * While nothing posted is waiting in the outbound buffer, posts the Sends at its head and removes each at once:
+     * a Send's bytes are copied when it is posted (into the work request when inline, else into a registered send
+     * slot), so its buffer is released and its promise completes then, as a TCP write completes when its bytes are
+     * in the socket buffer. These Sends are signalled only one in {@link #signalInterval()}; the signalled completion
+     * retires the unsignalled ones before it (completions are in order), freeing their send queue entries and slots.
+     * Stops at the first RDMA Read, RDMA Write or Bind, whose promise needs its completion.
+     */
+    private void postSendsFromHead(RdmaEndpoint e, ChannelOutboundBuffer in) throws IOException {
+        // in.remove() runs the promise's listeners, which may write, flush or close: look at the state every time.
+        while (!closing && failure == null && ep == e) {
+            skipCancelled(in);
+            Object msg = in.current();
+            if (msg == null || inFlightCount() >= sendDepth || !(msg instanceof ByteBuf || msg instanceof RdmaSend)) {
+                return;
+            }
+            boolean signal = ++unsignaledRun >= signalInterval();
+            if (signal) {
+                unsignaledRun = 0;
+            }
+            post(e, msg, signal, false);
+            in.remove();
+        }
+    }
+
+    /**
+     * Posts the flushed messages after the {@link #heldInBuffer} already posted ones, keeping each in the outbound
+     * buffer until its completion: an RDMA Read, Write or Bind, and every Send behind one (so no promise completes
+     * before an earlier one: a handler may free memory that an earlier RDMA Write still reads when a later Send's
+     * promise completes). The last one posted is signalled, so every held message gets its completion.
+     */
+    private void postHeld(RdmaEndpoint e, ChannelOutboundBuffer in) {
+        int skip = heldInBuffer;
+        int room = sendDepth - inFlightCount();
+        if (room <= 0 || in.size() <= skip) {
+            return;
+        }
         // Count what can be posted now (cancelled entries are not visited), so that the last one is signalled.
         FlushedMessages m = flushed;
         m.start(e, skip, skip + room, false);
@@ -850,7 +924,11 @@ public final class RdmaChannel extends AbstractRdmaChannel {
                 fail(ex);
             }
         }
-        in.setUserDefinedWritability(WRITABILITY_BIT, inFlightCount() < inFlight.length);
+    }
+
+    /** At least one work request in this many is signalled, so that the send queue's entries are reclaimed. */
+    private int signalInterval() {
+        return Math.max(1, sendDepth / 2);
     }
 
     /**
@@ -883,16 +961,17 @@ public final class RdmaChannel extends AbstractRdmaChannel {
                 return true;
             }
             boolean last = posted == limit - 1;
-            boolean signal = last || ++unsignaledRun >= Math.max(1, inFlight.length / 2);
+            boolean signal = last || ++unsignaledRun >= signalInterval();
             if (signal) {
                 unsignaledRun = 0;
             }
-            post(endpoint, msg, signal);
+            post(endpoint, msg, signal, true);
             return ++posted < limit;
         }
     }
 
-    private void post(RdmaEndpoint e, Object msg, boolean signal) throws IOException {
+    /** Posts one message as a work request; {@code held}: it stays in the outbound buffer until retired. */
+    private void post(RdmaEndpoint e, Object msg, boolean signal, boolean held) throws IOException {
         int seq = tail;
         wr.clear().wrId(WorkRequestIds.encode(channelId, WorkRequestIds.SEND_QUEUE, seq))
                 .sendFlags(signal ? SendFlags.SIGNALED : 0);
@@ -954,6 +1033,11 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         if (f.memory != null) {
             f.memory.use();
         }
+        f.held = held;
+        if (held) {
+            heldInBuffer++;
+        }
+        lastPostedSignaled = signal;
         tail++;
     }
 
@@ -1061,6 +1145,9 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             complete(current, batchNext++);
         }
         batch = null;
+        if (inFlightCount() > 0 && !lastPostedSignaled) {
+            postDrainMarker(e);
+        }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_TIMEOUT_MILLIS);
         CompletionArray wc = e.cq.newCompletionArray(COMPLETION_ARRAY);
         while (inFlightCount() > 0 || postedReceives > 0) {
@@ -1083,6 +1170,29 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         }
         onCompletionEvent();
         return true;
+    }
+
+    /**
+     * An unsignalled work request that completed successfully leaves no completion, and the flush after the queue
+     * pair went to error covers only those still queued. So when the last one posted was unsignalled, a signalled
+     * zero-length RDMA Write is posted behind it (into the entry reserved for it): it flushes, and its completion
+     * retires everything before it (as the kernel's {@code ib_drain_sq}). Zero length: no memory is touched even if
+     * the queue pair did not go to error.
+     */
+    private void postDrainMarker(RdmaEndpoint e) {
+        int seq = tail;
+        InFlight f = inFlight[Integer.remainderUnsigned(seq, inFlight.length)];
+        wr.clear().wrId(WorkRequestIds.encode(channelId, WorkRequestIds.SEND_QUEUE, seq))
+                .sendFlags(SendFlags.SIGNALED).opcode(WrOpcode.RDMA_WRITE).remote(0, 0);
+        try {
+            e.qp.postSend(wr);
+        } catch (IOException ex) {
+            logger.warn("{}: posting the drain marker failed; unsignalled Sends may never be reported", this, ex);
+            return;
+        }
+        f.reset(DRAIN_MARKER);
+        lastPostedSignaled = true;
+        tail++;
     }
 
     private void releaseRegistrations() {

@@ -55,17 +55,18 @@ final class RdmaEndpoint {
         RdmaEndpoint ep = new RdmaEndpoint();
         try {
             ep.receiveDepth = Math.min(config.receiveQueueDepth(), device.maxQpWr());
-            ep.sendDepth = Math.min(config.sendQueueDepth(), device.maxQpWr());
+            // One send queue entry more than sendDepth: the drain marker of close (RdmaChannel.drain).
+            ep.sendDepth = Math.min(config.sendQueueDepth(), device.maxQpWr() - 1);
             ep.receiveBufferSize = config.receiveBufferSize();
             ep.sendSlotSize = config.maxSendSize();
             ep.maxInline = Math.min(config.maxInlineData(), device.maxInlineData());
             ep.pd = device.allocProtectionDomain();
             ep.compChannel = device.createCompletionChannel();
-            ep.cq = device.createCompletionQueue(ep.sendDepth + ep.receiveDepth, ep.compChannel);
+            ep.cq = device.createCompletionQueue(ep.sendDepth + 1 + ep.receiveDepth, ep.compChannel);
             ep.completions = ep.cq.newCompletionArray(batch);
             int sge = Math.min(device.maxSge(), 16);
             ep.qp = id.createQueuePair(ep.pd, ep.cq, ep.cq,
-                    new QpCapabilities(ep.sendDepth, ep.receiveDepth, sge, 1, ep.maxInline));
+                    new QpCapabilities(ep.sendDepth + 1, ep.receiveDepth, sge, 1, ep.maxInline));
             ep.receiveSlab = alloc.directBuffer(ep.receiveDepth * ep.receiveBufferSize);
             ep.receiveRegion = ep.pd.registerMemory(ep.receiveSlab.memoryAddress(), ep.receiveSlab.capacity(),
                     AccessFlags.LOCAL_WRITE);

@@ -31,6 +31,7 @@ import io.netty.channel.epoll.EpollSocketChannel;
 
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -79,6 +80,9 @@ public final class VmLoad {
     private String fabric = "native";
     private boolean warm;
     private long[] stamps;
+    private String modes = "events,busypoll";
+    private String drivers = "send_echo,pingpong,blocking_echo";
+    private int[] sizes = {2, 64, 1024};
 
     private VmLoad() {
     }
@@ -102,9 +106,16 @@ public final class VmLoad {
                 case "--warmup": load.warmup = Double.parseDouble(v); i++; break;
                 case "--seconds": load.seconds = Double.parseDouble(v); i++; break;
                 case "--bulk-seconds": load.bulkSeconds = Double.parseDouble(v); i++; break;
+                case "--modes": load.modes = v; i++; break;
+                case "--drivers": load.drivers = v; i++; break;
+                case "--sizes":
+                    load.sizes = Arrays.stream(v.split(",")).mapToInt(Integer::parseInt).toArray();
+                    i++;
+                    break;
                 default:
                     System.err.println("usage: VmLoad --stack channel|rpcrdma|tcp [--address A] [--fabric native|software] [--warmup S]"
-                            + " [--seconds S] [--bulk-seconds S]");
+                            + " [--seconds S] [--bulk-seconds S] [--modes events,busypoll]"
+                            + " [--drivers send_echo,pingpong,blocking_echo] [--sizes 2,64,1024]");
                     System.exit(2);
             }
         }
@@ -127,8 +138,16 @@ public final class VmLoad {
     }
 
     private void channel() throws Exception {
-        channel("channel", 0);
-        channel("channel_busypoll", TimeUnit.MICROSECONDS.toNanos(100));
+        if (selected(modes, "events")) {
+            channel("channel", 0);
+        }
+        if (selected(modes, "busypoll")) {
+            channel("channel_busypoll", TimeUnit.MICROSECONDS.toNanos(100));
+        }
+    }
+
+    private static boolean selected(String list, String name) {
+        return Arrays.asList(list.split(",")).contains(name);
     }
 
     private void channel(String name, long busyPollNanos) throws Exception {
@@ -136,17 +155,26 @@ public final class VmLoad {
         EventLoopGroup server = rdmaGroup(fabric, busyPollNanos);
         EventLoopGroup client = rdmaGroup(fabric, busyPollNanos);
         try (ChannelEcho echo = new ChannelEcho(server, client, address)) {
-            int[] sizes = {2, 64, 1024};
             for (int size : sizes) {
                 ByteBuf data = ChannelEcho.pattern(size);
                 try {
-                    // The transport is warm after the first driver of a size: the other two warm up half as long.
-                    ClosedLoop.Result r = new ClosedLoop(() -> echo.echo(data), 1).run(warmup(), seconds,
-                            MAX_SAMPLES);
-                    latency(name + ".send_echo_" + size + "B", r);
-                    latency(name + ".pingpong_" + size + "B", pingPong(echo, data, warmup / 2));
-                    latency(name + ".blocking_echo_" + size + "B", ClosedLoop.blocking(() -> echo.echo(data),
-                            warmup / 2, seconds, MAX_SAMPLES));
+                    // The transport is warm after the first driver of a size: the others warm up half as long.
+                    boolean first = true;
+                    if (selected(drivers, "send_echo")) {
+                        ClosedLoop.Result r = new ClosedLoop(() -> echo.echo(data), 1).run(warmup(), seconds,
+                                MAX_SAMPLES);
+                        latency(name + ".send_echo_" + size + "B", r);
+                        first = false;
+                    }
+                    if (selected(drivers, "pingpong")) {
+                        latency(name + ".pingpong_" + size + "B", pingPong(echo, data,
+                                first ? warmup() : warmup / 2));
+                        first = false;
+                    }
+                    if (selected(drivers, "blocking_echo")) {
+                        latency(name + ".blocking_echo_" + size + "B", ClosedLoop.blocking(() -> echo.echo(data),
+                                first ? warmup() : warmup / 2, seconds, MAX_SAMPLES));
+                    }
                 } finally {
                     data.release();
                 }

@@ -687,30 +687,62 @@ abstract class RdmaTransportSuite {
 
     @Test
     void closingWithWorkInFlightFailsEveryPendingWrite() throws Exception {
-        // The server never reads: its receives are not reposted, so the client's Sends wait on RNR forever.
+        // The server never reads: its receives are not reposted, so the client's third Send waits on RNR forever,
+        // and everything posted behind it with it.
+        Exposer exposer = new Exposer(AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE, false);
         InetSocketAddress at = server(b -> b.childOption(ChannelOption.AUTO_READ, false)
-                .childOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, 2), new ChannelInboundHandlerAdapter());
-        Channel c = connect(at, b -> { }, new ChannelInboundHandlerAdapter()).sync().channel();
-        List<ChannelFuture> writes = new ArrayList<>();
-        for (int i = 0; i < 20; i++) {
-            writes.add(c.writeAndFlush(Unpooled.directBuffer(3000).writeBytes(pattern(3000, i))));
+                .childOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, 2), exposer);
+        Collect collect = new Collect();
+        RdmaChannel c = (RdmaChannel) connect(at, b -> b.option(RdmaChannelOption.SEND_QUEUE_DEPTH, 8), collect)
+                .sync().channel();
+        RdmaReceive advert = collect.take();
+        long address = advert.content().readLong();
+        int rkey = advert.content().readInt();
+        advert.release();
+        ByteBuf local = c.alloc().directBuffer(4096).writeZero(4096);
+        RdmaMemory mine = c.registerMemory(local, 0);
+        local.release();
+
+        List<ChannelFuture> sends = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            sends.add(c.writeAndFlush(Unpooled.directBuffer(3000).writeBytes(pattern(3000, i))));
+        }
+        ChannelFuture write = c.writeAndFlush(new RdmaWrite(mine, 0, 2048, address, rkey));
+        ChannelFuture read = c.writeAndFlush(new RdmaRead(mine, 2048, 2048, address, rkey));
+        List<ChannelFuture> later = new ArrayList<>();
+        for (int i = 4; i < 12; i++) { // 2 fit in the send queue (behind the Read), 6 do not
+            later.add(c.writeAndFlush(Unpooled.directBuffer(3000).writeBytes(pattern(3000, i))));
         }
         Thread.sleep(50);
         c.close().sync();
-        int flushed = 0;
-        for (int i = 2; i < writes.size(); i++) {
-            ChannelFuture w = writes.get(i);
+        for (ChannelFuture s : sends) {
+            // A Send's bytes are copied when it is posted: its promise completed then, delivered or not.
+            assertTrue(s.await(TIMEOUT, TimeUnit.SECONDS));
+            assertTrue(s.isSuccess(), String.valueOf(s.cause()));
+        }
+        for (ChannelFuture w : List.of(write, read)) {
             assertTrue(w.await(TIMEOUT, TimeUnit.SECONDS));
-            assertFalse(w.isSuccess(), "write " + i + " cannot have been received");
+            RdmaWorkRequestException e = assertInstanceOf(RdmaWorkRequestException.class, w.cause(),
+                    "an RDMA Read/Write behind the stuck Send fails with its flush");
+            assertTrue(e.isFlushed(), e.toString());
+        }
+        int flushed = 0;
+        int unposted = 0;
+        for (ChannelFuture w : later) {
+            assertTrue(w.await(TIMEOUT, TimeUnit.SECONDS));
+            assertFalse(w.isSuccess(), "a Send behind a pending Read waits for it");
             Throwable t = w.cause();
             if (t instanceof RdmaWorkRequestException) {
                 assertTrue(((RdmaWorkRequestException) t).isFlushed(), t.toString());
                 flushed++;
             } else {
                 assertInstanceOf(ClosedChannelException.class, t);
+                unposted++;
             }
         }
-        assertTrue(flushed > 0, "posted Sends fail with a flush completion");
+        assertEquals(2, flushed, "posted (held) Sends fail with a flush completion");
+        assertEquals(6, unposted, "what never fit in the send queue fails as closed");
+        assertFalse(mine.isRegistered(), "closing deregisters, after the flush");
     }
 
     @Test
@@ -768,6 +800,34 @@ abstract class RdmaTransportSuite {
         } finally {
             atServer.releaseAll();
         }
+    }
+
+    @Test
+    void closingAfterUnsignalledSendsCompletedStillDrainsAndDeregisters() throws Exception {
+        // Sends are signalled one in half the send queue: these three complete without a completion. Closing then
+        // has to learn that they are done (the drain marker); without it, the drain would time out and leak the
+        // registered memory on purpose rather than free it under the device.
+        Collect atServer = new Collect();
+        InetSocketAddress at = server(b -> { }, atServer);
+        RdmaChannel c = (RdmaChannel) connect(at, b -> b.option(RdmaChannelOption.SEND_QUEUE_DEPTH, 64),
+                new ChannelInboundHandlerAdapter()).sync().channel();
+        ByteBuf local = c.alloc().directBuffer(64).writeZero(64);
+        RdmaMemory mine = c.registerMemory(local, 0);
+        local.release();
+        int[] sizes = {100, 1000, 3000}; // inline and not
+        for (int i = 0; i < 3; i++) {
+            c.writeAndFlush(Unpooled.wrappedBuffer(pattern(sizes[i], i))).sync();
+        }
+        for (int i = 0; i < 3; i++) {
+            RdmaReceive r = atServer.take(); // delivered, so the Send has completed at the client
+            try {
+                assertArrayEquals(pattern(sizes[i], i), bytes(r.content()));
+            } finally {
+                r.release();
+            }
+        }
+        c.close().sync();
+        assertFalse(mine.isRegistered(), "the drain finished: registrations released after the flush");
     }
 
     @Test
@@ -877,13 +937,21 @@ abstract class RdmaTransportSuite {
     @Test
     void aSendLargerThanThePeersReceiveBufferIsALengthError() throws Exception {
         InetSocketAddress at = server(b -> b.childOption(RdmaChannelOption.RECEIVE_BUFFER_SIZE, 1024), new Echo());
+        CompletableFuture<Throwable> caught = new CompletableFuture<>();
         Channel c = connect(at, b -> b.option(RdmaChannelOption.MAX_SEND_SIZE, 8192),
-                new ChannelInboundHandlerAdapter()).sync().channel();
+                new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                        caught.complete(cause);
+                    }
+                }).sync().channel();
         ChannelFuture w = c.writeAndFlush(Unpooled.wrappedBuffer(new byte[1025]));
         assertTrue(w.await(TIMEOUT, TimeUnit.SECONDS));
+        assertTrue(w.isSuccess(), "the Send was posted (copied); its failure comes later");
         // The responder NAKs the Send: IB says "invalid request" (the software fabric), rxe reports a remote
-        // operational error.
-        int status = assertInstanceOf(RdmaWorkRequestException.class, w.cause()).status();
+        // operational error. The write promise is long complete: the error reaches exceptionCaught.
+        int status = assertInstanceOf(RdmaWorkRequestException.class, caught.get(TIMEOUT, TimeUnit.SECONDS))
+                .status();
         assertTrue(status == WcStatus.REM_INV_REQ_ERR || status == WcStatus.REM_OP_ERR, WcStatus.name(status));
         assertTrue(c.closeFuture().await(TIMEOUT, TimeUnit.SECONDS));
     }
