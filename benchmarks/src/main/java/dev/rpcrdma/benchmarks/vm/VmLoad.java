@@ -41,8 +41,10 @@ import java.util.concurrent.TimeUnit;
  * (one single-threaded event loop group each), and prints one {@code RESULT name value unit} line per figure.
  *
  * <pre>
- *   java -cp benchmarks.jar dev.rpcrdma.benchmarks.vm.VmLoad --stack channel|rpcrdma|tcp [--address 192.0.2.1]
- *        [--fabric native|software] [--warmup SECONDS] [--seconds SECONDS] [--bulk-seconds SECONDS]
+ *   java -cp benchmarks.jar dev.rpcrdma.benchmarks.vm.VmLoad --stack channel|paired|rpcrdma|tcp
+ *        [--address 192.0.2.1] [--fabric native|software] [--warmup SECONDS] [--seconds SECONDS]
+ *        [--bulk-seconds SECONDS] [--modes events,busypoll] [--drivers send_echo,pingpong,blocking_echo]
+ *        [--sizes 2,64,1024] [--rounds 5] [--device rxe0]
  * </pre>
  * <ul>
  *   <li>{@code channel}: netty-rdma-channel alone on the native fabric, a Send echoed as a Send (2 B, 64 B,
@@ -58,6 +60,9 @@ import java.util.concurrent.TimeUnit;
  *     <li>{@code blocking_echo_<n>B}: a caller thread blocking on each echo's future ({@link ClosedLoop#blocking}):
  *     caller thread &rarr; loop &rarr; caller, what a blocking application sees.</li>
  *   </ul></li>
+ *   <li>{@code paired}: the {@code pingpong} driver and perftest's {@code ib_send_lat} (run by this program) in
+ *   turns, {@code --rounds} times per size and mode, with each round's ratio and the median ratio (see
+ *   {@link #paired()}).</li>
  *   <li>{@code rpcrdma}: the samples' echo program over RPC-over-RDMA (rpcrdma-handlers): NULL and 1 KiB ECHO
  *   round trips, one in flight; 1 MiB ECHO (call in a Read chunk, reply in a Write chunk), 4 in flight.</li>
  *   <li>{@code tcp}: the same RPC stack over TCP (epoll), same cases.</li>
@@ -83,6 +88,8 @@ public final class VmLoad {
     private String modes = "events,busypoll";
     private String drivers = "send_echo,pingpong,blocking_echo";
     private int[] sizes = {2, 64, 1024};
+    private int rounds = 5;
+    private String device = System.getenv().getOrDefault("VM_RDMA_DEVICE", "rxe0");
 
     private VmLoad() {
     }
@@ -107,15 +114,18 @@ public final class VmLoad {
                 case "--seconds": load.seconds = Double.parseDouble(v); i++; break;
                 case "--bulk-seconds": load.bulkSeconds = Double.parseDouble(v); i++; break;
                 case "--modes": load.modes = v; i++; break;
+                case "--rounds": load.rounds = Integer.parseInt(v); i++; break;
+                case "--device": load.device = v; i++; break;
                 case "--drivers": load.drivers = v; i++; break;
                 case "--sizes":
                     load.sizes = Arrays.stream(v.split(",")).mapToInt(Integer::parseInt).toArray();
                     i++;
                     break;
                 default:
-                    System.err.println("usage: VmLoad --stack channel|rpcrdma|tcp [--address A] [--fabric native|software] [--warmup S]"
+                    System.err.println("usage: VmLoad --stack channel|paired|rpcrdma|tcp [--address A] [--fabric native|software] [--warmup S]"
                             + " [--seconds S] [--bulk-seconds S] [--modes events,busypoll]"
-                            + " [--drivers send_echo,pingpong,blocking_echo] [--sizes 2,64,1024]");
+                            + " [--drivers send_echo,pingpong,blocking_echo] [--sizes 2,64,1024] [--rounds N]"
+                            + " [--device rxe0]");
                     System.exit(2);
             }
         }
@@ -128,6 +138,7 @@ public final class VmLoad {
                 + load.bulkSeconds + " s)");
         switch (stack) {
             case "channel": load.channel(); break;
+            case "paired": load.paired(); break;
             case "rpcrdma": load.rpc(true); break;
             case "tcp": load.rpc(false); break;
             default:
@@ -143,6 +154,53 @@ public final class VmLoad {
         }
         if (selected(modes, "busypoll")) {
             channel("channel_busypoll", TimeUnit.MICROSECONDS.toNanos(100));
+        }
+    }
+
+    /**
+     * The transport's in-loop ping-pong and perftest's {@code ib_send_lat} taken in turns, {@link #rounds} times per
+     * size and mode, each of our runs right after a perftest run of the same size (polling for the busy-polling
+     * loops, {@code -e} for the event-driven ones): under TCG the guest's speed drifts with the host's load, so a
+     * ratio is only meaningful between figures taken back to back. Prints each round's p50 (ours), t_typical
+     * (perftest, half round trip) and their ratio {@code p50 / (2 x t_typical)}, then the median ratio.
+     */
+    private void paired() throws Exception {
+        Fabric fabric = Fabrics.select(this.fabric);
+        for (String mode : new String[] {"busypoll", "events"}) {
+            if (!selected(modes, mode)) {
+                continue;
+            }
+            boolean busy = mode.equals("busypoll");
+            String name = "paired_" + mode;
+            EventLoopGroup server = rdmaGroup(fabric, busy ? TimeUnit.MICROSECONDS.toNanos(100) : 0);
+            EventLoopGroup client = rdmaGroup(fabric, busy ? TimeUnit.MICROSECONDS.toNanos(100) : 0);
+            try (ChannelEcho echo = new ChannelEcho(server, client, address)) {
+                for (int size : sizes) {
+                    ByteBuf data = ChannelEcho.pattern(size);
+                    try {
+                        echo.pingPong(data, null, Integer.MAX_VALUE, (long) (warmup() * 1e9))
+                                .get((long) warmup + 300, TimeUnit.SECONDS);
+                        double[] ratios = new double[rounds];
+                        for (int r = 0; r < rounds; r++) {
+                            PerftestRun.Latency p = PerftestRun.sendLatency(device, address, size, 5000, !busy);
+                            ClosedLoop.Result ours = pingPong(echo, data, 1);
+                            double p50 = ours.quantileMicros(0.50);
+                            ratios[r] = p50 / (2 * p.typical());
+                            String round = ".r" + (r + 1);
+                            result(name + ".ib_send_lat_" + size + "B" + round + ".t_typical", p.typical(), "us");
+                            result(name + ".pingpong_" + size + "B" + round + ".p50", p50, "us");
+                            result(name + ".pingpong_" + size + "B" + round + ".ratio", ratios[r], "x");
+                        }
+                        Arrays.sort(ratios);
+                        result(name + ".pingpong_" + size + "B.median_ratio", ratios[rounds / 2], "x");
+                    } finally {
+                        data.release();
+                    }
+                }
+            } finally {
+                client.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+                server.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+            }
         }
     }
 
@@ -187,8 +245,10 @@ public final class VmLoad {
 
     /** An in-loop ping-pong: a warm-up run, then a measured one into the preallocated stamps. */
     private ClosedLoop.Result pingPong(ChannelEcho echo, ByteBuf data, double warmupSeconds) throws Exception {
-        echo.pingPong(data, null, Integer.MAX_VALUE, (long) (warmupSeconds * 1e9))
-                .get((long) warmupSeconds + 120, TimeUnit.SECONDS);
+        if (warmupSeconds > 0) {
+            echo.pingPong(data, null, Integer.MAX_VALUE, (long) (warmupSeconds * 1e9))
+                    .get((long) warmupSeconds + 120, TimeUnit.SECONDS);
+        }
         if (stamps == null) {
             stamps = new long[MAX_SAMPLES + 1];
         }
