@@ -6,8 +6,11 @@ import io.netty.buffer.DefaultByteBufHolder;
 /**
  * An outbound Send with options; writing a plain {@link ByteBuf} is the same as {@code new RdmaSend(buf)}.
  * With {@link #withInvalidate(ByteBuf, int)} it is a Send With Invalidate that invalidates the peer's memory-window
- * rkey on arrival. The channel releases the content once the Send is posted and completed; the write promise
- * completes when the device reports the Send complete (or fails with {@link RdmaWorkRequestException}).
+ * rkey on arrival. The content is copied when the Send is posted (inline, or into a registered send slot): the
+ * channel releases it and the write promise succeeds then, unless an RDMA Read, Write or Bind written before it is
+ * still in flight, in which case both wait for that one's completion (promises complete in write order). A Send
+ * that fails after its promise succeeded breaks the connection: {@code exceptionCaught} with the
+ * {@link RdmaWorkRequestException}, then close.
  */
 public final class RdmaSend extends DefaultByteBufHolder {
     private final boolean invalidate;
