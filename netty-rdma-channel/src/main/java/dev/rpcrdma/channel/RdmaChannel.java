@@ -8,6 +8,8 @@ import dev.rpcrdma.channel.fabric.CmId;
 import dev.rpcrdma.channel.fabric.CompletionArray;
 import dev.rpcrdma.channel.fabric.ConnectionParameters;
 import dev.rpcrdma.channel.fabric.MemoryRegion;
+import dev.rpcrdma.channel.fabric.PostSendException;
+import dev.rpcrdma.channel.fabric.QueuePair;
 import dev.rpcrdma.channel.fabric.SendFlags;
 import dev.rpcrdma.channel.fabric.SendWorkRequest;
 import dev.rpcrdma.channel.fabric.WcFlags;
@@ -77,7 +79,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * it, so promises complete in write order. Work requests are signalled selectively: one in half the send queue, and
  * the last of each flush that has a message waiting for its completion; a signalled completion retires every earlier
  * one (completions are in order). A Send-only exchange (an RPC ping-pong) thus makes no send completion per message,
- * like perftest. At most {@link RdmaChannelOption#SEND_QUEUE_DEPTH} work requests are outstanding (the queue pair
+ * like perftest. The work requests of one write pass are posted as chains of up to {@link QueuePair#MAX_POST_CHAIN}
+ * with one {@code ibv_post_send} each (one doorbell; on rxe one system call); a request the device rejects ends
+ * the chain, is unaccounted with those after it, and fails the channel. At most {@link RdmaChannelOption#SEND_QUEUE_DEPTH} work requests are outstanding (the queue pair
  * has one entry more, for the drain marker of close); while they are the channel is not writable (user-defined
  * writability bit 1).
  *
@@ -117,8 +121,16 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     private boolean registrationsClosed;
     private boolean closed;
 
+    /** The drain marker's request (posted alone, outside {@link #doWrite}). */
     private final SendWorkRequest wr = new SendWorkRequest();
+    /** Requests staged by one write pass and posted as one chain (one {@code ibv_post_send}, one doorbell). */
+    private final SendWorkRequest[] chain = newChain();
+    private int chained;
     private final FlushedMessages flushed = new FlushedMessages();
+    private final HeadSends headSends = new HeadSends();
+    /** In {@link #doWrite}: a promise listener that flushes from inside it only asks for another pass. */
+    private boolean writing;
+    private boolean writeAgain;
     /** One entry per send queue entry: {@code sendDepth} for writes plus one for the drain marker of close. */
     private InFlight[] inFlight;
     /** Work requests the channel may have outstanding (writability); the queue pair has one entry more. */
@@ -148,6 +160,14 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     private CompletionArray batch;
     private int batchNext;
     private int batchCount;
+
+    private static SendWorkRequest[] newChain() {
+        SendWorkRequest[] c = new SendWorkRequest[QueuePair.MAX_POST_CHAIN];
+        for (int i = 0; i < c.length; i++) {
+            c[i] = new SendWorkRequest();
+        }
+        return c;
+    }
 
     /** A client channel (for {@code Bootstrap.channel(RdmaChannel.class)}). */
     public RdmaChannel() {
@@ -732,6 +752,7 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         RdmaBindWindow bind;
         /** The message is still in the outbound buffer: retiring this entry completes its promise. */
         boolean held;
+        boolean signaled;
 
         InFlight reset(String what) {
             this.what = what;
@@ -739,6 +760,7 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             memory = null;
             bind = null;
             held = false;
+            signaled = false;
             return this;
         }
     }
@@ -851,6 +873,24 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     @Override
     protected void doWrite(ChannelOutboundBuffer in) {
         outbound = in;
+        if (writing) {
+            // From a promise listener run by postSendsFromHead's removals (writeMore calls doWrite directly, so
+            // flush0's own guard does not apply): the running pass picks the new messages up.
+            writeAgain = true;
+            return;
+        }
+        writing = true;
+        try {
+            do {
+                writeAgain = false;
+                writePass(in);
+            } while (writeAgain);
+        } finally {
+            writing = false;
+        }
+    }
+
+    private void writePass(ChannelOutboundBuffer in) {
         RdmaEndpoint e = ep;
         if (e == null || closing || failure != null) {
             return;
@@ -870,27 +910,76 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     }
 
     /**
-     * While nothing posted is waiting in the outbound buffer, posts the Sends at its head and removes each at once:
-     * a Send's bytes are copied when it is posted (into the work request when inline, else into a registered send
-     * slot), so its buffer is released and its promise completes then, as a TCP write completes when its bytes are
-     * in the socket buffer. These Sends are signalled only one in {@link #signalInterval()}; the signalled completion
-     * retires the unsignalled ones before it (completions are in order), freeing their send queue entries and slots.
-     * Stops at the first RDMA Read, RDMA Write or Bind, whose promise needs its completion.
+     * While nothing posted is waiting in the outbound buffer, posts the Sends at its head, in chains of up to
+     * {@link QueuePair#MAX_POST_CHAIN}, and removes each posted one: a Send's bytes are copied when it is posted
+     * (by the device into the work request when inline, before that into a registered send slot), so its buffer is
+     * released and its promise completes then, as a TCP write completes when its bytes are in the socket buffer.
+     * These Sends are signalled only one in {@link #signalInterval()}; the signalled completion retires the
+     * unsignalled ones before it (completions are in order), freeing their send queue entries and slots. Stops at
+     * the first RDMA Read, RDMA Write or Bind, whose promise needs its completion.
      */
     private void postSendsFromHead(RdmaEndpoint e, ChannelOutboundBuffer in) throws IOException {
-        // in.remove() runs the promise's listeners, which may write, flush or close: look at the state every time.
         while (!closing && failure == null && ep == e) {
-            skipCancelled(in);
-            Object msg = in.current();
-            if (msg == null || inFlightCount() >= sendDepth || !(msg instanceof ByteBuf || msg instanceof RdmaSend)) {
+            int room = sendDepth - inFlightCount();
+            if (room <= 0) {
                 return;
+            }
+            HeadSends h = headSends;
+            h.start(e, Math.min(room, QueuePair.MAX_POST_CHAIN));
+            try {
+                in.forEachFlushedMessage(h);
+            } catch (IOException ex) {
+                abandonChain();
+                throw ex;
+            } catch (Exception impossible) {
+                abandonChain();
+                throw new IllegalStateException(impossible);
+            }
+            if (h.staged == 0) {
+                return;
+            }
+            postChain(e);
+            // in.remove() runs the promise's listeners, which may write, flush (doWrite only marks another pass) or
+            // close (which fails what is left in the buffer: nothing to remove then).
+            for (int i = 0; i < h.staged && !closing; i++) {
+                skipCancelled(in);
+                in.remove();
+            }
+            if (!h.stoppedAtLimit) {
+                return;
+            }
+        }
+    }
+
+    /** Stages the Sends at the head of the flushed messages, up to a limit; stops at anything else. */
+    private final class HeadSends implements ChannelOutboundBuffer.MessageProcessor {
+        private RdmaEndpoint endpoint;
+        private int limit;
+        int staged;
+        boolean stoppedAtLimit;
+
+        void start(RdmaEndpoint endpoint, int limit) {
+            this.endpoint = endpoint;
+            this.limit = limit;
+            staged = 0;
+            stoppedAtLimit = false;
+        }
+
+        @Override
+        public boolean processMessage(Object msg) throws Exception {
+            if (!(msg instanceof ByteBuf || msg instanceof RdmaSend)) {
+                return false;
             }
             boolean signal = ++unsignaledRun >= signalInterval();
             if (signal) {
                 unsignaledRun = 0;
             }
-            post(e, msg, signal, false);
-            in.remove();
+            stage(endpoint, msg, signal, false);
+            if (++staged == limit) {
+                stoppedAtLimit = true;
+                return false;
+            }
+            return true;
         }
     }
 
@@ -919,8 +1008,10 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             m.start(e, skip, toPost, true);
             try {
                 in.forEachFlushedMessage(m);
+                postChain(e);
             } catch (Exception ex) {
                 // Posting failed: what was posted stays owned by the device; the channel fails as a whole.
+                abandonChain();
                 fail(ex);
             }
         }
@@ -965,14 +1056,18 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             if (signal) {
                 unsignaledRun = 0;
             }
-            post(endpoint, msg, signal, true);
+            stage(endpoint, msg, signal, true);
             return ++posted < limit;
         }
     }
 
-    /** Posts one message as a work request; {@code held}: it stays in the outbound buffer until retired. */
-    private void post(RdmaEndpoint e, Object msg, boolean signal, boolean held) throws IOException {
+    /**
+     * Stages one message as the next work request of the chain (posted by {@link #postChain}, at once when the chain
+     * is full) and accounts for it as posted; {@code held}: it stays in the outbound buffer until retired.
+     */
+    private void stage(RdmaEndpoint e, Object msg, boolean signal, boolean held) throws IOException {
         int seq = tail;
+        SendWorkRequest wr = chain[chained];
         wr.clear().wrId(WorkRequestIds.encode(channelId, WorkRequestIds.SEND_QUEUE, seq))
                 .sendFlags(signal ? SendFlags.SIGNALED : 0);
         InFlight f = inFlight[Integer.remainderUnsigned(seq, inFlight.length)];
@@ -988,7 +1083,7 @@ public final class RdmaChannel extends AbstractRdmaChannel {
                 f.reset("Send");
             }
             int length = content.readableBytes();
-            if (length > 0 && !(length <= e.maxInline && addInline(content))) {
+            if (length > 0 && !(length <= e.maxInline && addInline(wr, content))) {
                 wr.clear().wrId(WorkRequestIds.encode(channelId, WorkRequestIds.SEND_QUEUE, seq))
                         .sendFlags(signal ? SendFlags.SIGNALED : 0);
                 if (msg instanceof RdmaSend && ((RdmaSend) msg).isInvalidate()) {
@@ -1021,28 +1116,68 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             f.memory = b.memory();
             f.bind = b;
         }
-        try {
-            e.qp.postSend(wr);
-        } catch (IOException ex) {
-            if (f.sendSlot >= 0) {
-                e.freeSendSlot(f.sendSlot);
-            }
-            f.reset(null);
-            throw ex;
-        }
         if (f.memory != null) {
             f.memory.use();
         }
         f.held = held;
+        f.signaled = signal;
         if (held) {
             heldInBuffer++;
         }
         lastPostedSignaled = signal;
         tail++;
+        if (++chained == chain.length) {
+            postChain(e);
+        }
     }
 
-    /** Adds the content's components as inline SGEs; false if a component has no memory address. */
-    private boolean addInline(ByteBuf content) {
+    /** Posts the staged chain with one {@code ibv_post_send}; what the device rejected is unstaged. */
+    private void postChain(RdmaEndpoint e) throws IOException {
+        int n = chained;
+        if (n == 0) {
+            return;
+        }
+        chained = 0;
+        try {
+            e.qp.postSend(chain, n);
+        } catch (PostSendException ex) {
+            unstage(tail - n + ex.posted());
+            throw ex;
+        } catch (IOException | RuntimeException ex) {
+            unstage(tail - n);
+            throw ex;
+        }
+    }
+
+    /** Forgets a chain that will not be posted (a failure while staging it). */
+    private void abandonChain() {
+        int n = chained;
+        chained = 0;
+        unstage(tail - n);
+    }
+
+    /** Undoes the accounting of the staged requests from sequence {@code from} on (they were never posted). */
+    private void unstage(int from) {
+        RdmaEndpoint e = ep;
+        while (tail - from > 0) {
+            tail--;
+            InFlight f = inFlight[Integer.remainderUnsigned(tail, inFlight.length)];
+            if (f.sendSlot >= 0 && e != null) {
+                e.freeSendSlot(f.sendSlot);
+            }
+            if (f.memory != null) {
+                f.memory.unuse();
+            }
+            if (f.held) {
+                heldInBuffer--;
+            }
+            f.reset(null);
+        }
+        lastPostedSignaled = tail == head || inFlight[Integer.remainderUnsigned(tail - 1, inFlight.length)].signaled;
+    }
+
+    /** Adds the content's components as inline SGEs to {@code wr}; false if a component has no memory address. */
+    private static boolean addInline(SendWorkRequest wr, ByteBuf content) {
         int length = content.readableBytes();
         if (content.hasMemoryAddress()) {
             wr.addSge(content.memoryAddress() + content.readerIndex(), length, 0);
@@ -1191,6 +1326,7 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             return;
         }
         f.reset(DRAIN_MARKER);
+        f.signaled = true;
         lastPostedSignaled = true;
         tail++;
     }

@@ -139,6 +139,11 @@ public final class SendWorkRequests implements AutoCloseable {
         return badWrSlot;
     }
 
+    /** Index of the work request that {@code bad_wr} named after a failed {@code ibv_post_send}, or -1. */
+    public int badIndex() {
+        return indexOf(IO.getAddress(badWrSlot));
+    }
+
     /** Index of the work request at {@code wrAddress} (e.g. the one {@code bad_wr} names), or -1. */
     int indexOf(long wrAddress) {
         long off = wrAddress - base;

@@ -212,6 +212,32 @@ class SoftRoceVerbsTest {
         }
     }
 
+    @Test
+    void aRejectedRequestStopsAChainAndBadWrNamesIt() throws Exception {
+        try (Loopback c = Loopback.connect(address)) {
+            Endpoint client = c.client;
+            Endpoint server = c.server;
+            server.postRecv(1, 0, 256);
+            server.postRecv(2, 256, 256);
+            // A chain of three in one ibv_post_send; the second asks for 4 KiB inline, beyond any max_inline_data.
+            SendWorkRequests chain = client.sendWrs;
+            chain.clear();
+            int a = chain.add(10, IBV_WR_SEND, IbvConstants.IBV_SEND_SIGNALED);
+            chain.addSge(a, client.addr(0), 8, client.lkey());
+            int b = chain.add(11, IBV_WR_SEND, IbvConstants.IBV_SEND_SIGNALED | IbvConstants.IBV_SEND_INLINE);
+            chain.addSge(b, client.addr(0), 4096, 0);
+            int d = chain.add(12, IBV_WR_SEND, IbvConstants.IBV_SEND_SIGNALED);
+            chain.addSge(d, client.addr(0), 8, client.lkey());
+            assertThrows(NativeCallException.class, () -> Verbs.postSend(client.qp, chain));
+            assertEquals(1, chain.badIndex(), "bad_wr names the rejected request");
+            assertOk(client.pollOne(), 10, IBV_WC_SEND);
+            assertOk(server.pollOne(), 1, IBV_WC_RECV);
+            List<Wc> rest = client.drain(200);
+            assertTrue(rest.isEmpty(), "nothing after the rejected request was posted: " + rest);
+            c.disconnect();
+        }
+    }
+
     @RepeatedTest(2)
     void rejectCarriesPrivateDataToTheClient() throws Exception {
         byte[] reason = "REJECT01".getBytes(java.nio.charset.StandardCharsets.US_ASCII);

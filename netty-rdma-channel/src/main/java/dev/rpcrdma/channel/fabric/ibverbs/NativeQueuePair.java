@@ -1,5 +1,6 @@
 package dev.rpcrdma.channel.fabric.ibverbs;
 
+import dev.rpcrdma.channel.fabric.PostSendException;
 import dev.rpcrdma.channel.fabric.QpCapabilities;
 import dev.rpcrdma.channel.fabric.QueuePair;
 import dev.rpcrdma.channel.fabric.SendWorkRequest;
@@ -12,8 +13,9 @@ import dev.rpcrdma.channel.verbs.Verbs;
 import java.io.IOException;
 
 /**
- * RC {@code ibv_qp} of an RDMA-CM id. Each post copies the SPI request into a one-entry native work-request
- * flyweight owned by the queue pair (the queue pair is used by one event loop).
+ * RC {@code ibv_qp} of an RDMA-CM id. Each post copies the SPI requests into a native work-request chain
+ * flyweight owned by the queue pair (the queue pair is used by one event loop), posted with one
+ * {@code ibv_post_send}.
  */
 final class NativeQueuePair implements QueuePair {
     private final NativeCmId id;
@@ -27,7 +29,8 @@ final class NativeQueuePair implements QueuePair {
         this.id = id;
         this.qp = qp;
         this.caps = caps;
-        this.sendWr = new SendWorkRequests(1, Math.max(1, Math.min(caps.maxSendSge, SendWorkRequest.MAX_SGE)));
+        this.sendWr = new SendWorkRequests(MAX_POST_CHAIN,
+                Math.max(1, Math.min(caps.maxSendSge, SendWorkRequest.MAX_SGE)));
         this.recvWr = new RecvWorkRequests(1, 1);
     }
 
@@ -44,6 +47,39 @@ final class NativeQueuePair implements QueuePair {
     @Override
     public void postSend(SendWorkRequest wr) throws IOException {
         sendWr.clear();
+        add(wr);
+        Verbs.postSend(qp, sendWr);
+        posted(wr);
+    }
+
+    @Override
+    public void postSend(SendWorkRequest[] wrs, int count) throws IOException {
+        if (count > MAX_POST_CHAIN) {
+            throw new IllegalArgumentException("a chain of " + count + " > " + MAX_POST_CHAIN + " work requests");
+        }
+        sendWr.clear();
+        for (int i = 0; i < count; i++) {
+            add(wrs[i]);
+        }
+        int posted = count;
+        IOException failure = null;
+        try {
+            Verbs.postSend(qp, sendWr);
+        } catch (IOException e) {
+            int bad = sendWr.badIndex();
+            posted = bad < 0 ? 0 : bad; // bad_wr unknown: treat none as posted (the channel fails as a whole)
+            failure = e;
+        }
+        for (int i = 0; i < posted; i++) {
+            posted(wrs[i]);
+        }
+        if (failure != null) {
+            throw new PostSendException(posted, failure);
+        }
+    }
+
+    /** Appends {@code wr} to the native chain. */
+    private void add(SendWorkRequest wr) {
         int i = sendWr.add(wr.wrId(), wr.opcode(), wr.sendFlags());
         for (int s = 0; s < wr.numSge(); s++) {
             sendWr.addSge(i, wr.sgeAddress(s), wr.sgeLength(s), wr.sgeLkey(s));
@@ -64,7 +100,10 @@ final class NativeQueuePair implements QueuePair {
             default:
                 break;
         }
-        Verbs.postSend(qp, sendWr);
+    }
+
+    /** After the device took {@code wr}: a bound window now answers to its new rkey. */
+    private static void posted(SendWorkRequest wr) {
         if (wr.opcode() == WrOpcode.BIND_MW) {
             ((NativeMemoryWindow) wr.bindWindow()).posted(wr.bindNewRkey());
         }

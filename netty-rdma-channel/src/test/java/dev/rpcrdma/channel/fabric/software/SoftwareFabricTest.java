@@ -8,6 +8,7 @@ import dev.rpcrdma.channel.fabric.ConnectionParameters;
 import dev.rpcrdma.channel.fabric.FabricException;
 import dev.rpcrdma.channel.fabric.MemoryRegion;
 import dev.rpcrdma.channel.fabric.MemoryWindow;
+import dev.rpcrdma.channel.fabric.PostSendException;
 import dev.rpcrdma.channel.fabric.QpState;
 import dev.rpcrdma.channel.fabric.SendFlags;
 import dev.rpcrdma.channel.fabric.SendWorkRequest;
@@ -289,6 +290,26 @@ class SoftwareFabricTest {
             }
             FabricException overflow = assertThrows(FabricException.class, () -> p.server.cq.poll(p.server.wc));
             assertEquals(FabricException.ENOMEM, overflow.errno());
+        }
+    }
+
+    @Test
+    void aRejectedRequestStopsAChainAndIsNamed() throws Exception {
+        try (FabricHarness.Pair p = new FabricHarness.Pair(ALL, ALL, INFINITE_RNR)) {
+            p.server.qp.postReceive(1, p.server.address(), 256, p.server.mr.lkey());
+            p.server.qp.postReceive(2, p.server.address() + 256, 256, p.server.mr.lkey());
+            SendWorkRequest[] chain = {new SendWorkRequest(), new SendWorkRequest(), new SendWorkRequest()};
+            chain[0].wrId(10).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                    .addSge(p.client.address(), 8, p.client.mr.lkey());
+            chain[1].wrId(11).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED | SendFlags.INLINE)
+                    .addSge(p.client.address(), 4096, 0); // beyond max_inline_data
+            chain[2].wrId(12).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                    .addSge(p.client.address(), 8, p.client.mr.lkey());
+            PostSendException e = assertThrows(PostSendException.class, () -> p.client.qp.postSend(chain, 3));
+            assertEquals(1, e.posted());
+            assertEquals(10, p.client.awaitCompletions(1).get(0)[0]);
+            assertEquals(1, p.server.awaitCompletions(1).get(0)[0]);
+            p.client.assertNoCompletion(10);
         }
     }
 
