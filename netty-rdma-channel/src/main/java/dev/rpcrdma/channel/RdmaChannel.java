@@ -72,8 +72,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A {@link ByteBuf} or {@link RdmaSend} is one Send: inline (gathered from the buffer's components) up to
  * {@link RdmaChannelOption#MAX_INLINE_DATA}, else copied into a registered send slot. Either way its bytes are copied
  * when it is posted, so the message is released and its write promise completes then (as a TCP write completes once
- * its bytes are in the socket buffer); a Send that fails later breaks the connection: {@code exceptionCaught} with
- * the {@link RdmaWorkRequestException}, then close. {@link RdmaWrite}, {@link RdmaRead} and {@link RdmaBindWindow}
+ * its bytes are in the socket buffer); a Send that fails later breaks the connection: the channel closes, after
+ * {@code exceptionCaught} with the {@link RdmaWorkRequestException} when the Send itself was refused (length,
+ * protection, remote operation error), with an INFO log line when the peer stopped answering (transport or RNR
+ * retries exceeded: the connection is lost, as when a TCP peer goes away). {@link RdmaWrite}, {@link RdmaRead} and {@link RdmaBindWindow}
  * are posted as such and stay in the outbound buffer until their completion, which completes their promise (a Read's
  * data is in place, a Write's source may be reused, a window is bound); a Send flushed behind one of them waits with
  * it, so promises complete in write order. Work requests are signalled selectively: one in half the send queue, and
@@ -797,7 +799,14 @@ public final class RdmaChannel extends AbstractRdmaChannel {
                     failure = cause;
                     if (!f.held && !closing) {
                         // A Send whose promise completed when it was posted: the error has no promise to fail.
-                        pipeline().fireExceptionCaught(cause);
+                        if (st == WcStatus.RETRY_EXC_ERR || st == WcStatus.RNR_RETRY_EXC_ERR) {
+                            // The peer stopped answering (gone, or not receiving): the connection is lost, which
+                            // the close reports (channelInactive), as a TCP peer going away is not an exception.
+                            logger.info("{}: connection lost: {}", this, cause.getMessage());
+                        } else {
+                            // The Send itself was refused (length, protection, remote operation error).
+                            pipeline().fireExceptionCaught(cause);
+                        }
                     }
                 }
             }

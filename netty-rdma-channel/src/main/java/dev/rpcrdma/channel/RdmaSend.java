@@ -9,8 +9,8 @@ import io.netty.buffer.DefaultByteBufHolder;
  * rkey on arrival. The content is copied when the Send is posted (inline, or into a registered send slot): the
  * channel releases it and the write promise succeeds then, unless an RDMA Read, Write or Bind written before it is
  * still in flight, in which case both wait for that one's completion (promises complete in write order). A Send
- * that fails after its promise succeeded breaks the connection: {@code exceptionCaught} with the
- * {@link RdmaWorkRequestException}, then close.
+ * that fails after its promise succeeded breaks the connection (see {@link RdmaChannel}: {@code exceptionCaught}
+ * with the {@link RdmaWorkRequestException} when the Send was refused, then close).
  */
 public final class RdmaSend extends DefaultByteBufHolder {
     private final boolean invalidate;
