@@ -438,6 +438,18 @@ abstract class RdmaTransportSuite {
         assertTrue(f.channel().closeFuture().await(TIMEOUT, TimeUnit.SECONDS));
     }
 
+    /** What an {@link Exposer} advertises: the address and rkey of its memory (a 12-byte Send). */
+    record Advert(long address, int rkey) {
+        static Advert take(Collect collect) throws InterruptedException {
+            RdmaReceive r = collect.take();
+            try {
+                return new Advert(r.content().readLong(), r.content().readInt());
+            } finally {
+                r.release();
+            }
+        }
+    }
+
     /** Server side of the one-sided tests: registers 64 KiB and advertises (address, rkey) in a Send. */
     static final class Exposer extends ChannelInboundHandlerAdapter {
         final int access;
@@ -485,10 +497,9 @@ abstract class RdmaTransportSuite {
         InetSocketAddress at = server(b -> { }, exposer);
         Collect collect = new Collect();
         RdmaChannel c = (RdmaChannel) connect(at, b -> { }, collect).sync().channel();
-        RdmaReceive advert = collect.take();
-        long address = advert.content().readLong();
-        int rkey = advert.content().readInt();
-        advert.release();
+        Advert advert = Advert.take(collect);
+        long address = advert.address();
+        int rkey = advert.rkey();
 
         byte[] data = pattern(20000, 3);
         ByteBuf local = c.alloc().directBuffer(40000).writeBytes(data).writeZero(20000);
@@ -510,10 +521,9 @@ abstract class RdmaTransportSuite {
         InetSocketAddress at = server(b -> { }, exposer);
         Collect collect = new Collect();
         RdmaChannel c = (RdmaChannel) connect(at, b -> { }, collect).sync().channel();
-        RdmaReceive advert = collect.take();
-        long address = advert.content().readLong();
-        int rkey = advert.content().readInt();
-        advert.release();
+        Advert advert = Advert.take(collect);
+        long address = advert.address();
+        int rkey = advert.rkey();
         ByteBuf local = c.alloc().directBuffer(16).writeZero(16);
         RdmaMemory mine = c.registerMemory(local, 0);
         local.release();
@@ -535,10 +545,9 @@ abstract class RdmaTransportSuite {
         InetSocketAddress at = server(b -> { }, exposer);
         Collect collect = new Collect();
         RdmaChannel c = (RdmaChannel) connect(at, b -> { }, collect).sync().channel();
-        RdmaReceive advert = collect.take();
-        long address = advert.content().readLong();
-        int rkey = advert.content().readInt();
-        advert.release();
+        Advert advert = Advert.take(collect);
+        long address = advert.address();
+        int rkey = advert.rkey();
         RdmaMemory theirs = exposer.memory.get(TIMEOUT, TimeUnit.SECONDS);
         assertTrue(rkey != theirs.rkey(), "the window has its own rkey");
 
@@ -695,10 +704,9 @@ abstract class RdmaTransportSuite {
         Collect collect = new Collect();
         RdmaChannel c = (RdmaChannel) connect(at, b -> b.option(RdmaChannelOption.SEND_QUEUE_DEPTH, 8), collect)
                 .sync().channel();
-        RdmaReceive advert = collect.take();
-        long address = advert.content().readLong();
-        int rkey = advert.content().readInt();
-        advert.release();
+        Advert advert = Advert.take(collect);
+        long address = advert.address();
+        int rkey = advert.rkey();
         ByteBuf local = c.alloc().directBuffer(4096).writeZero(4096);
         RdmaMemory mine = c.registerMemory(local, 0);
         local.release();
