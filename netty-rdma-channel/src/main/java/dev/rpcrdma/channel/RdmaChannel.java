@@ -124,7 +124,7 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     private boolean closed;
 
     /** The drain marker's request (posted alone, outside {@link #doWrite}). */
-    private final SendWorkRequest wr = new SendWorkRequest();
+    private final SendWorkRequest drainMarker = new SendWorkRequest();
     /** Requests staged by one write pass and posted as one chain (one {@code ibv_post_send}, one doorbell). */
     private final SendWorkRequest[] chain = newChain();
     private int chained;
@@ -937,12 +937,10 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             h.start(e, Math.min(room, QueuePair.MAX_POST_CHAIN));
             try {
                 in.forEachFlushedMessage(h);
-            } catch (IOException ex) {
+            } catch (Exception ex) {
+                // As in postHeld: whatever stopped the staging fails the channel (writePass -> fail).
                 abandonChain();
-                throw ex;
-            } catch (Exception impossible) {
-                abandonChain();
-                throw new IllegalStateException(impossible);
+                throw ex instanceof IOException ? (IOException) ex : new IOException(ex);
             }
             if (h.staged == 0) {
                 return;
@@ -1326,10 +1324,10 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     private void postDrainMarker(RdmaEndpoint e) {
         int seq = tail;
         InFlight f = inFlight[Integer.remainderUnsigned(seq, inFlight.length)];
-        wr.clear().wrId(WorkRequestIds.encode(channelId, WorkRequestIds.SEND_QUEUE, seq))
+        drainMarker.clear().wrId(WorkRequestIds.encode(channelId, WorkRequestIds.SEND_QUEUE, seq))
                 .sendFlags(SendFlags.SIGNALED).opcode(WrOpcode.RDMA_WRITE).remote(0, 0);
         try {
-            e.qp.postSend(wr);
+            e.qp.postSend(drainMarker);
         } catch (IOException ex) {
             logger.warn("{}: posting the drain marker failed; unsignalled Sends may never be reported", this, ex);
             return;
