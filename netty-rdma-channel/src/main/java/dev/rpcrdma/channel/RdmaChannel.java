@@ -63,10 +63,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <h2>Inbound</h2>
  * {@link RdmaChannelOption#RECEIVE_QUEUE_DEPTH} receives of {@link RdmaChannelOption#RECEIVE_BUFFER_SIZE} bytes are
- * posted before connecting (before accepting on an accepted channel). Each received Send is copied into a buffer from the channel's allocator and fired as an
- * {@link RdmaReceive} (pooled; the reader releases it, which returns it to the pool); its receive buffer is reposted at once, so
- * {@link #postedReceives()} stays at the depth while reading keeps up. With auto-read off and no read pending,
- * received buffers are held (not reposted) until {@code read()}: the peer then meets RNR, real back-pressure.
+ * posted before connecting (before accepting on an accepted channel), with
+ * {@link RdmaChannelOption#RECEIVE_SPARE_BUFFERS} more registered and free. Each received Send is fired as an
+ * {@link RdmaReceive} (pooled; the reader releases it, which returns it to the pool) whose content is the receive
+ * buffer itself, lent without a copy while a spare buffer is free to post in its place (releasing the receive gives
+ * the buffer back), else a copy in a buffer from the channel's allocator with the receive buffer reposted at once
+ * ({@link ReceiveBuffers}). Either way {@link #postedReceives()} stays at the depth while reading keeps up. With
+ * auto-read off and no read pending, received buffers are held (not reposted) until {@code read()}: the peer then
+ * meets RNR, real back-pressure.
  *
  * <h2>Outbound</h2>
  * A {@link ByteBuf} or {@link RdmaSend} is one Send: inline (gathered from the buffer's components) up to
@@ -404,10 +408,11 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         for (int i = 0; i < inFlight.length; i++) {
             inFlight[i] = new InFlight();
         }
+        int slots = e.receives.slots();
         heldSlots = new int[e.receiveDepth];
-        heldLength = new int[e.receiveDepth];
-        heldInvalidated = new boolean[e.receiveDepth];
-        heldRkey = new int[e.receiveDepth];
+        heldLength = new int[slots];
+        heldInvalidated = new boolean[slots];
+        heldRkey = new int[slots];
         registration.submit(RdmaIoOps.watchCompletions(e.compChannel.fd()));
         for (int slot = 0; slot < e.receiveDepth; slot++) {
             e.postReceive(channelId, slot);
@@ -715,15 +720,36 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         deliver(slot, heldLength[slot], heldInvalidated[slot], heldRkey[slot]);
     }
 
+    /**
+     * Fires a completed receive: in place (its slot lent, a free slot posted instead) when a slot is free, else as a
+     * copy (its slot reposted at once). See {@link ReceiveBuffers}.
+     */
     private void deliver(int slot, int length, boolean invalidated, int invalidatedRkey) {
         RdmaEndpoint e = ep;
-        ByteBuf buf = config.getAllocator().directBuffer(length);
-        buf.writeBytes(e.receiveSlab, slot * e.receiveBufferSize, length);
+        ReceiveBuffers receives = e.receives;
+        int spare = receives.takeFree();
+        ByteBuf buf;
         try {
-            e.postReceive(channelId, slot);
-            postedReceives++;
+            if (spare >= 0) {
+                try {
+                    e.postReceive(channelId, spare);
+                } catch (IOException ex) {
+                    receives.untake(spare);
+                    throw ex;
+                }
+                postedReceives++;
+                buf = receives.lend(slot, length);
+            } else {
+                buf = receives.copy(slot, length);
+                try {
+                    e.postReceive(channelId, slot);
+                } catch (IOException ex) {
+                    buf.release();
+                    throw ex;
+                }
+                postedReceives++;
+            }
         } catch (IOException ex) {
-            buf.release();
             fail(ex);
             return;
         }

@@ -15,6 +15,7 @@ import static dev.rpcrdma.channel.RdmaChannelOption.MAX_SEND_SIZE;
 import static dev.rpcrdma.channel.RdmaChannelOption.PRIVATE_DATA;
 import static dev.rpcrdma.channel.RdmaChannelOption.RECEIVE_BUFFER_SIZE;
 import static dev.rpcrdma.channel.RdmaChannelOption.RECEIVE_QUEUE_DEPTH;
+import static dev.rpcrdma.channel.RdmaChannelOption.RECEIVE_SPARE_BUFFERS;
 import static dev.rpcrdma.channel.RdmaChannelOption.RESPONDER_RESOURCES;
 import static dev.rpcrdma.channel.RdmaChannelOption.RETRY_COUNT;
 import static dev.rpcrdma.channel.RdmaChannelOption.RNR_RETRY_COUNT;
@@ -27,6 +28,7 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
     private volatile int sendQueueDepth = 128;
     private volatile int receiveQueueDepth = 64;
     private volatile int receiveBufferSize = 4096;
+    private volatile int receiveSpareBuffers = 16;
     private volatile int maxSendSize = 4096;
     private volatile int maxInlineData = 64;
     private volatile int rnrRetryCount = 7;
@@ -41,7 +43,7 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
         return getOptions(super.getOptions(), PRIVATE_DATA, AUTO_ACCEPT, SEND_QUEUE_DEPTH, RECEIVE_QUEUE_DEPTH,
-                RECEIVE_BUFFER_SIZE, MAX_SEND_SIZE, MAX_INLINE_DATA, RNR_RETRY_COUNT, RETRY_COUNT,
+                RECEIVE_BUFFER_SIZE, RECEIVE_SPARE_BUFFERS, MAX_SEND_SIZE, MAX_INLINE_DATA, RNR_RETRY_COUNT, RETRY_COUNT,
                 RESPONDER_RESOURCES, INITIATOR_DEPTH);
     }
 
@@ -62,6 +64,9 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
         }
         if (option == RECEIVE_BUFFER_SIZE) {
             return (T) Integer.valueOf(receiveBufferSize);
+        }
+        if (option == RECEIVE_SPARE_BUFFERS) {
+            return (T) Integer.valueOf(receiveSpareBuffers);
         }
         if (option == MAX_SEND_SIZE) {
             return (T) Integer.valueOf(maxSendSize);
@@ -102,6 +107,8 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
             receiveQueueDepth = ObjectUtil.checkInRange((Integer) value, 1, 16384, "RECEIVE_QUEUE_DEPTH");
         } else if (option == RECEIVE_BUFFER_SIZE) {
             receiveBufferSize = ObjectUtil.checkInRange((Integer) value, 1, 1 << 24, "RECEIVE_BUFFER_SIZE");
+        } else if (option == RECEIVE_SPARE_BUFFERS) {
+            receiveSpareBuffers = ObjectUtil.checkInRange((Integer) value, 0, 16384, "RECEIVE_SPARE_BUFFERS");
         } else if (option == MAX_SEND_SIZE) {
             maxSendSize = ObjectUtil.checkInRange((Integer) value, 1, 1 << 24, "MAX_SEND_SIZE");
         } else if (option == MAX_INLINE_DATA) {
@@ -138,6 +145,10 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
 
     int receiveBufferSize() {
         return receiveBufferSize;
+    }
+
+    int receiveSpareBuffers() {
+        return receiveSpareBuffers;
     }
 
     int maxSendSize() {

@@ -30,6 +30,14 @@ public final class RdmaChannelOption {
     public static final ChannelOption<Integer> RECEIVE_QUEUE_DEPTH = ChannelOption.valueOf("RDMA_RECEIVE_QUEUE_DEPTH");
     /** Size of each posted receive buffer: the largest Send this side can receive (default 4096). */
     public static final ChannelOption<Integer> RECEIVE_BUFFER_SIZE = ChannelOption.valueOf("RDMA_RECEIVE_BUFFER_SIZE");
+    /**
+     * Receive buffers beyond the receive queue depth, for zero-copy delivery (default 16): while one is free, a
+     * received Send is fired in the very buffer it landed in and a free one is posted in its place; releasing the
+     * {@link RdmaReceive} gives the buffer back. When the pipeline holds this many receives, further ones are copied
+     * into buffers from the channel's allocator (their buffer is reposted at once). 0: always copy.
+     */
+    public static final ChannelOption<Integer> RECEIVE_SPARE_BUFFERS =
+            ChannelOption.valueOf("RDMA_RECEIVE_SPARE_BUFFERS");
     /** Largest Send this side writes (size of each registered send slot; default 4096). */
     public static final ChannelOption<Integer> MAX_SEND_SIZE = ChannelOption.valueOf("RDMA_MAX_SEND_SIZE");
     /** Sends up to this size are posted inline (capped by the device; default 64). */

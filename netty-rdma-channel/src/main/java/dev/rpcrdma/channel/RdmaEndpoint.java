@@ -20,9 +20,10 @@ import java.io.IOException;
 
 /**
  * The verbs objects of one connection and its registered buffer pools: protection domain, completion channel and
- * queue (shared by both work queues), RC queue pair, a receive slab ({@code depth × receiveBufferSize}, posted as
- * single-SGE receives) and a send slab ({@code sendQueueDepth × maxSendSize} slots for non-inline Sends). Slabs are
- * direct buffers from the channel's allocator, registered once: the hot path never registers memory.
+ * queue (shared by both work queues), RC queue pair, the receive buffers ({@link ReceiveBuffers}: a slab of
+ * {@code (depth + spare) × receiveBufferSize}, posted as single-SGE receives) and a send slab
+ * ({@code sendQueueDepth × maxSendSize} slots for non-inline Sends). Slabs are direct buffers from the channel's
+ * allocator, registered once: the hot path never registers memory.
  * {@link #destroy()} tears down in the verbs order and must only run after every posted work request completed.
  */
 final class RdmaEndpoint {
@@ -33,7 +34,7 @@ final class RdmaEndpoint {
     CompletionQueue cq;
     CompletionArray completions;
     QueuePair qp;
-    ByteBuf receiveSlab;
+    ReceiveBuffers receives;
     MemoryRegion receiveRegion;
     ByteBuf sendSlab;
     MemoryRegion sendRegion;
@@ -67,8 +68,9 @@ final class RdmaEndpoint {
             int sge = Math.min(device.maxSge(), 16);
             ep.qp = id.createQueuePair(ep.pd, ep.cq, ep.cq,
                     new QpCapabilities(ep.sendDepth + 1, ep.receiveDepth, sge, 1, ep.maxInline));
-            ep.receiveSlab = alloc.directBuffer(ep.receiveDepth * ep.receiveBufferSize);
-            ep.receiveRegion = ep.pd.registerMemory(ep.receiveSlab.memoryAddress(), ep.receiveSlab.capacity(),
+            ep.receives = new ReceiveBuffers(alloc, ep.receiveBufferSize, ep.receiveDepth,
+                    config.receiveSpareBuffers());
+            ep.receiveRegion = ep.pd.registerMemory(ep.receives.address(), ep.receives.capacity(),
                     AccessFlags.LOCAL_WRITE);
             ep.sendSlab = alloc.directBuffer(ep.sendDepth * ep.sendSlotSize);
             ep.sendRegion = ep.pd.registerMemory(ep.sendSlab.memoryAddress(), ep.sendSlab.capacity(), 0);
@@ -84,12 +86,8 @@ final class RdmaEndpoint {
         }
     }
 
-    long receiveAddress(int slot) {
-        return receiveSlab.memoryAddress() + (long) slot * receiveBufferSize;
-    }
-
     void postReceive(int channelId, int slot) throws IOException {
-        qp.postReceive(WorkRequestIds.encode(channelId, WorkRequestIds.RECEIVE, slot), receiveAddress(slot),
+        qp.postReceive(WorkRequestIds.encode(channelId, WorkRequestIds.RECEIVE, slot), receives.slotAddress(slot),
                 receiveBufferSize, receiveRegion.lkey());
     }
 
@@ -133,15 +131,18 @@ final class RdmaEndpoint {
         compChannel = null;
     }
 
-    /** Deregisters the slabs and releases them, then deallocates the PD; after {@link #destroyQueues()}. */
+    /**
+     * Deregisters the slabs and releases them (the receive slab once every lent receive buffer is back too), then
+     * deallocates the PD; after {@link #destroyQueues()}.
+     */
     void destroyMemory() {
         close(receiveRegion, "receive MR");
         close(sendRegion, "send MR");
         receiveRegion = null;
         sendRegion = null;
-        if (receiveSlab != null) {
-            receiveSlab.release();
-            receiveSlab = null;
+        if (receives != null) {
+            receives.close();
+            receives = null;
         }
         if (sendSlab != null) {
             sendSlab.release();

@@ -10,8 +10,11 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One received Send, fired down the pipeline of an {@link RdmaChannel}. {@link #content()} holds exactly the
- * {@code byte_len} received bytes, copied out of the posted receive buffer into a buffer from the channel's
- * allocator (the receive buffer itself is reposted at once).
+ * {@code byte_len} received bytes: normally the registered receive buffer they landed in, lent to the pipeline
+ * without a copy until released (a spare buffer was posted in its place); when the pipeline already holds
+ * {@link RdmaChannelOption#RECEIVE_SPARE_BUFFERS} receives, a copy in a buffer from the channel's allocator. Its
+ * capacity is at most the receive buffer size and cannot grow; to keep bytes for long, copy them, or the channel
+ * falls back to copying once its spare buffers are all held.
  *
  * <h2>Ownership</h2>
  * The handler that consumes a receive releases it: {@link #release()} releases the content and ends the receive.

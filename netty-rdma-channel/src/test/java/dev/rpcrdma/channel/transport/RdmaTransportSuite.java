@@ -18,6 +18,7 @@ import dev.rpcrdma.channel.fabric.AccessFlags;
 import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.fabric.WcStatus;
 import dev.rpcrdma.testing.Await;
+import dev.rpcrdma.testing.LeakDetectionExtension;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -62,6 +63,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -992,4 +994,145 @@ abstract class RdmaTransportSuite {
         assertTrue(c.closeFuture().await(TIMEOUT, TimeUnit.SECONDS));
     }
 
+    /** A server whose accepted channels keep every receive (Collect) and report themselves. */
+    InetSocketAddress keepingServer(Consumer<ServerBootstrap> options, Collect atServer,
+                                    AtomicReference<RdmaChannel> child) throws Exception {
+        return server(options, new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                child.set((RdmaChannel) ch);
+                ch.pipeline().addLast(atServer);
+            }
+        });
+    }
+
+    /** A receive lent in place has the receive buffer's fixed capacity; a copy comes from the allocator. */
+    static boolean lentInPlace(RdmaReceive r, int receiveBufferSize) {
+        return r.content().maxCapacity() == receiveBufferSize;
+    }
+
+    @Test
+    void receivesAreLentInPlaceWhileSpareBuffersAreFreeThenCopied() throws Exception {
+        Collect atServer = new Collect();
+        AtomicReference<RdmaChannel> child = new AtomicReference<>();
+        InetSocketAddress at = keepingServer(b -> b.childOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, 4)
+                .childOption(RdmaChannelOption.RECEIVE_SPARE_BUFFERS, 2)
+                .childOption(RdmaChannelOption.RECEIVE_BUFFER_SIZE, 1024), atServer, child);
+        Channel c = connect(at, b -> { }, new ChannelInboundHandlerAdapter()).sync().channel();
+        List<RdmaReceive> kept = new ArrayList<>();
+        try {
+            for (int i = 0; i < 4; i++) {
+                c.writeAndFlush(Unpooled.wrappedBuffer(pattern(100 + i, i))).sync();
+            }
+            for (int i = 0; i < 4; i++) {
+                RdmaReceive r = atServer.take();
+                kept.add(r);
+                assertArrayEquals(pattern(100 + i, i), bytes(r.content()), "bytes of receive " + i);
+                assertEquals(i < 2, lentInPlace(r, 1024), "receive " + i + ": the first two are lent in place "
+                        + "(2 spare buffers), later ones copied while those are held: " + r.content());
+            }
+            assertEquals(4, child.get().postedReceives(), "a spare was posted for each lent receive: the "
+                    + "receive queue stays full while the pipeline holds buffers");
+            assertEquals(1024, kept.get(0).content().capacity());
+            assertThrows(UnsupportedOperationException.class, () -> kept.get(0).content().capacity(2048));
+
+            // Releasing a lent receive (here off the event loop) gives its buffer back: the next one is lent again.
+            kept.remove(1).release();
+            c.writeAndFlush(Unpooled.wrappedBuffer(pattern(200, 9))).sync();
+            RdmaReceive again = atServer.take();
+            kept.add(again);
+            assertTrue(lentInPlace(again, 1024), "lent again once a spare came back: " + again.content());
+            assertArrayEquals(pattern(200, 9), bytes(again.content()));
+
+            // Many more receives cycle through the posted buffers: none lands in a buffer still lent.
+            for (int i = 0; i < 20; i++) {
+                c.writeAndFlush(Unpooled.wrappedBuffer(pattern(1024, 50 + i))).sync();
+                RdmaReceive r = atServer.take();
+                assertArrayEquals(pattern(1024, 50 + i), bytes(r.content()));
+                r.release();
+            }
+            assertArrayEquals(pattern(100, 0), bytes(kept.get(0).content()), "a held lent buffer is never reposted");
+            assertArrayEquals(pattern(200, 9), bytes(again.content()), "a held lent buffer is never reposted");
+            assertEquals(4, child.get().postedReceives());
+        } finally {
+            kept.forEach(RdmaReceive::release);
+            atServer.releaseAll();
+        }
+    }
+
+    @Test
+    void withoutSpareBuffersEveryReceiveIsACopy() throws Exception {
+        Collect atServer = new Collect();
+        AtomicReference<RdmaChannel> child = new AtomicReference<>();
+        InetSocketAddress at = keepingServer(b -> b.childOption(RdmaChannelOption.RECEIVE_SPARE_BUFFERS, 0)
+                .childOption(RdmaChannelOption.RECEIVE_BUFFER_SIZE, 1024), atServer, child);
+        Channel c = connect(at, b -> { }, new ChannelInboundHandlerAdapter()).sync().channel();
+        for (int i = 0; i < 3; i++) {
+            c.writeAndFlush(Unpooled.wrappedBuffer(pattern(1024, i))).sync();
+            RdmaReceive r = atServer.take();
+            try {
+                assertFalse(lentInPlace(r, 1024), r.content().toString());
+                assertArrayEquals(pattern(1024, i), bytes(r.content()));
+            } finally {
+                r.release();
+            }
+        }
+        assertEquals(64, child.get().postedReceives());
+    }
+
+    @Test
+    void aLentReceiveOutlivesItsChannelAndItsRegistration() throws Exception {
+        Map<String, Integer> before = resources();
+        Collect atServer = new Collect();
+        AtomicReference<RdmaChannel> child = new AtomicReference<>();
+        InetSocketAddress at = keepingServer(b -> b.childOption(RdmaChannelOption.RECEIVE_BUFFER_SIZE, 2048),
+                atServer, child);
+        Channel c = connect(at, b -> { }, new ChannelInboundHandlerAdapter()).sync().channel();
+        c.writeAndFlush(Unpooled.wrappedBuffer(pattern(2000, 3))).sync();
+        RdmaReceive r = atServer.take();
+        try {
+            assertTrue(lentInPlace(r, 2048), r.content().toString());
+            c.close().sync();
+            assertTrue(child.get().closeFuture().await(TIMEOUT, TimeUnit.SECONDS), "the peer's close reached it");
+            // Both connections are torn down (queue pairs destroyed, memory regions deregistered) although the
+            // server's pipeline still holds one receive buffer: its memory stays valid until released.
+            channels.remove(c);
+            for (Channel s : channels) {
+                s.close().sync();
+            }
+            channels.clear();
+            assertResourcesBackTo(before);
+            assertArrayEquals(pattern(2000, 3), bytes(r.content()), "a lent buffer is readable after its channel");
+        } finally {
+            assertTrue(r.release(), "the last reference ends the receive (and frees the slab)");
+        }
+    }
+
+    @Test
+    void aLeakedLentReceiveIsReportedByNettysLeakDetector() throws Exception {
+        Collect atServer = new Collect();
+        AtomicReference<RdmaChannel> child = new AtomicReference<>();
+        InetSocketAddress at = keepingServer(b -> { }, atServer, child);
+        Channel c = connect(at, b -> { }, new ChannelInboundHandlerAdapter()).sync().channel();
+        c.writeAndFlush(Unpooled.wrappedBuffer(pattern(10, 1))).sync();
+        assertTrue(lentInPlace(atServer.take(), 4096), "lent in place"); // and dropped without a release
+        c.close().sync();
+        assertTrue(child.get().closeFuture().await(TIMEOUT, TimeUnit.SECONDS));
+        // The leaked buffer keeps the receive slab (the memory it is part of) from being freed: that slab is
+        // reported too once both are collected.
+        List<String> lent = new ArrayList<>();
+        List<String> slab = new ArrayList<>();
+        List<String> others = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT);
+        while ((lent.isEmpty() || slab.isEmpty()) && System.nanoTime() < deadline) {
+            for (String leak : LeakDetectionExtension.collectLeaks()) {
+                (leak.contains("ReceiveBuffers.lend") ? lent : leak.contains("ReceiveBuffers.<init>") ? slab
+                        : others).add(leak);
+            }
+        }
+        assertTrue(others.isEmpty(), "other leaks: " + others);
+        assertEquals(1, lent.size(), "the dropped receive buffer is reported as a leak, with where it was lent: "
+                + lent);
+        assertEquals(1, slab.size(), "and the slab it kept: " + slab);
+    }
 }

@@ -1,0 +1,215 @@
+package dev.rpcrdma.channel;
+
+import io.netty.buffer.AbstractByteBufAllocator;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledUnsafeDirectByteBuf;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * The receive buffers of one connection: one slab of {@code depth + spare} slots of {@code receiveBufferSize} bytes,
+ * registered once (by {@link RdmaEndpoint}). At any time a slot is <em>posted</em> (owned by the device),
+ * <em>held</em> (its receive completed, waiting for a read), <em>lent</em> (fired down the pipeline in place) or
+ * <em>free</em>. {@code depth} slots are posted at first and the {@code spare} ones are free.
+ *
+ * <h2>Zero-copy receive</h2>
+ * When a receive is delivered and a slot is free, the free slot is posted in its stead and the completed slot is
+ * lent to the pipeline as the receive's content: no copy, no allocation (its {@link ByteBuf} object is made once per
+ * slot and reused). Releasing that buffer gives the slot back to the free list, from any thread. When no slot is free
+ * (the pipeline holds {@code spare} receives), the bytes are copied into a buffer from the channel's allocator and
+ * the completed slot is reposted at once. Either way the receive queue stays at its depth, so a pipeline that keeps
+ * receives does not make the peer meet RNR, and the number of posted receives the credit logic sees
+ * ({@link RdmaChannel#postedReceives()}) does not depend on how long handlers keep buffers.
+ *
+ * <h2>Safety</h2>
+ * A lent slot is never posted until its buffer is released, and a slot is posted only from the free list, so the
+ * device never writes into bytes a handler still reads. The slab is freed when the channel has closed (its memory
+ * region deregistered after every receive flushed) <em>and</em> every lent buffer came back, whichever is last. Lent
+ * buffers are tracked by Netty's ByteBuf leak detector like allocator buffers (the channel keeps no reference to a
+ * lent slot, so a leaked one is collected and reported).
+ */
+final class ReceiveBuffers {
+    private final ByteBufAllocator alloc;
+    private final int bufferSize;
+    private final int slots;
+    /** Released by {@link #close()} or by the last give-back after it. */
+    private ByteBuf slab;
+    private final long address;
+    /** Free slot buffers (a stack); a lent one is referenced only by whoever holds it. */
+    private final Slot[] free;
+    private final Slot[] all;
+    private int freeCount;
+    private int lent;
+    private boolean closed;
+
+    ReceiveBuffers(ByteBufAllocator alloc, int bufferSize, int depth, int spare) {
+        this.alloc = alloc;
+        this.bufferSize = bufferSize;
+        this.slots = depth + spare;
+        slab = alloc.directBuffer(Math.multiplyExact(slots, bufferSize));
+        address = slab.memoryAddress();
+        free = new Slot[slots];
+        all = new Slot[slots];
+        for (int i = 0; i < slots; i++) {
+            all[i] = new Slot(this, i, slab.nioBuffer(i * bufferSize, bufferSize));
+        }
+        // Slots [0, depth) are posted by the channel; the spare ones start free.
+        for (int i = slots - 1; i >= depth; i--) {
+            free[freeCount++] = all[i];
+        }
+    }
+
+    /** All slots, posted or not. */
+    int slots() {
+        return slots;
+    }
+
+    int bufferSize() {
+        return bufferSize;
+    }
+
+    long address() {
+        return address;
+    }
+
+    long capacity() {
+        return (long) slots * bufferSize;
+    }
+
+    long slotAddress(int slot) {
+        return address + (long) slot * bufferSize;
+    }
+
+    /** Buffers lent to the pipeline and not released yet. */
+    synchronized int lent() {
+        return lent;
+    }
+
+    /** Takes a free slot to post in place of one about to be lent; -1 when none is free (or after close). */
+    synchronized int takeFree() {
+        if (freeCount == 0 || closed) {
+            return -1;
+        }
+        Slot s = free[--freeCount];
+        free[freeCount] = null;
+        // The slot's buffer object stays reachable through 'all' while posted: it is not lent.
+        return s.index;
+    }
+
+    /** Puts back a slot taken by {@link #takeFree()} that could not be posted. */
+    synchronized void untake(int slot) {
+        if (!closed) {
+            free[freeCount++] = all[slot];
+        }
+    }
+
+    /**
+     * Lends completed slot {@code slot} holding {@code length} received bytes; the caller has posted a free slot in
+     * its place. The returned buffer (reference count 1) gives the slot back when released.
+     */
+    ByteBuf lend(int slot, int length) {
+        Slot s;
+        synchronized (this) {
+            s = all[slot];
+            // While lent the channel keeps no reference to the buffer: a leaked one is collected and reported.
+            all[slot] = null;
+            lent++;
+        }
+        s.lend(length);
+        return LeakTracking.track(s);
+    }
+
+    /** A copy of {@code length} bytes of slot {@code slot} in a buffer from the allocator (no slot is free). */
+    ByteBuf copy(int slot, int length) {
+        ByteBuf buf = alloc.directBuffer(length);
+        buf.writeBytes(slab, slot * bufferSize, length);
+        return buf;
+    }
+
+    private void giveBack(Slot s) {
+        ByteBuf toRelease = null;
+        synchronized (this) {
+            lent--;
+            all[s.index] = s;
+            if (!closed) {
+                free[freeCount++] = s;
+            } else if (lent == 0) {
+                toRelease = slab;
+                slab = null;
+            }
+        }
+        if (toRelease != null) {
+            toRelease.release();
+        }
+    }
+
+    /**
+     * The channel is done with the slab (its memory region is deregistered: nothing is posted). The slab is released
+     * now, or by the last lent buffer's release.
+     */
+    void close() {
+        ByteBuf toRelease = null;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            Arrays.fill(free, 0, freeCount, null);
+            freeCount = 0;
+            if (lent == 0) {
+                toRelease = slab;
+                slab = null;
+            }
+        }
+        if (toRelease != null) {
+            toRelease.release();
+        }
+    }
+
+    /**
+     * The buffer of one slot: a view of the slab, made once and reused for every receive lent from that slot. Its
+     * capacity is the slot's and cannot change (the memory is the slab's). Releasing it gives the slot back.
+     */
+    private static final class Slot extends UnpooledUnsafeDirectByteBuf {
+        private final ReceiveBuffers owner;
+        final int index;
+
+        Slot(ReceiveBuffers owner, int index, ByteBuffer view) {
+            super(owner.alloc, view, view.remaining());
+            this.owner = owner;
+            this.index = index;
+        }
+
+        void lend(int length) {
+            resetRefCnt();
+            setIndex(0, 0);
+            markReaderIndex();
+            markWriterIndex();
+            writerIndex(length);
+        }
+
+        @Override
+        public ByteBuf capacity(int newCapacity) {
+            if (newCapacity != capacity()) {
+                throw new UnsupportedOperationException("a receive buffer lent by an RdmaChannel keeps its capacity ("
+                        + capacity() + ')');
+            }
+            return this;
+        }
+
+        @Override
+        protected void deallocate() {
+            // Not super.deallocate(): the memory is the slab's and the object is reused for the slot's next receive.
+            owner.giveBack(this);
+        }
+    }
+
+    /** Reaches {@link AbstractByteBufAllocator#toLeakAwareBuffer(ByteBuf)}: Netty's leak detector for ByteBufs. */
+    private abstract static class LeakTracking extends AbstractByteBufAllocator {
+        static ByteBuf track(ByteBuf buf) {
+            return toLeakAwareBuffer(buf);
+        }
+    }
+}
