@@ -727,18 +727,18 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     private void deliver(int slot, int length, boolean invalidated, int invalidatedRkey) {
         RdmaEndpoint e = ep;
         ReceiveBuffers receives = e.receives;
-        int spare = receives.takeFree();
+        int spare = receives.lend(slot);
         ByteBuf buf;
         try {
             if (spare >= 0) {
                 try {
                     e.postReceive(channelId, spare);
                 } catch (IOException ex) {
-                    receives.untake(spare);
+                    receives.unlend(spare);
                     throw ex;
                 }
                 postedReceives++;
-                buf = receives.lend(slot, length);
+                buf = receives.lent(length);
             } else {
                 buf = receives.copy(slot, length);
                 try {

@@ -42,6 +42,8 @@ final class ReceiveBuffers {
     private final Slot[] all;
     private int freeCount;
     private int lent;
+    /** Between {@link #lend(int)} and {@link #lent(int)} (event loop). */
+    private Slot lending;
     private boolean closed;
 
     ReceiveBuffers(ByteBufAllocator alloc, int bufferSize, int depth, int spare) {
@@ -66,10 +68,6 @@ final class ReceiveBuffers {
         return slots;
     }
 
-    int bufferSize() {
-        return bufferSize;
-    }
-
     long address() {
         return address;
     }
@@ -82,43 +80,42 @@ final class ReceiveBuffers {
         return address + (long) slot * bufferSize;
     }
 
-    /** Buffers lent to the pipeline and not released yet. */
-    synchronized int lent() {
-        return lent;
-    }
-
-    /** Takes a free slot to post in place of one about to be lent; -1 when none is free (or after close). */
-    synchronized int takeFree() {
+    /**
+     * Lends completed slot {@code slot} in exchange for a free one, which the caller posts in its place and then
+     * takes the lent buffer with {@link #lent(int)} (or undoes the exchange with {@link #unlend(int)} if the post
+     * failed). Returns the free slot, or -1 when none is free (or after close): then nothing changed and the receive
+     * is to be copied. One lock per receive, one per release.
+     */
+    synchronized int lend(int slot) {
         if (freeCount == 0 || closed) {
             return -1;
         }
-        Slot s = free[--freeCount];
+        Slot spare = free[--freeCount];
         free[freeCount] = null;
-        // The slot's buffer object stays reachable through 'all' while posted: it is not lent.
-        return s.index;
+        lending = all[slot];
+        // While lent the channel keeps no reference to the buffer: a leaked one is collected and reported.
+        all[slot] = null;
+        lent++;
+        return spare.index;
     }
 
-    /** Puts back a slot taken by {@link #takeFree()} that could not be posted. */
-    synchronized void untake(int slot) {
-        if (!closed) {
-            free[freeCount++] = all[slot];
-        }
-    }
-
-    /**
-     * Lends completed slot {@code slot} holding {@code length} received bytes; the caller has posted a free slot in
-     * its place. The returned buffer (reference count 1) gives the slot back when released.
-     */
-    ByteBuf lend(int slot, int length) {
-        Slot s;
-        synchronized (this) {
-            s = all[slot];
-            // While lent the channel keeps no reference to the buffer: a leaked one is collected and reported.
-            all[slot] = null;
-            lent++;
-        }
+    /** The buffer of the slot {@link #lend(int)} just lent, holding {@code length} received bytes (refCnt 1). */
+    ByteBuf lent(int length) {
+        Slot s = lending;
+        lending = null;
         s.lend(length);
         return LeakTracking.track(s);
+    }
+
+    /** Undoes {@link #lend(int)}: the spare it returned could not be posted. */
+    synchronized void unlend(int spare) {
+        Slot s = lending;
+        lending = null;
+        all[s.index] = s;
+        lent--;
+        if (!closed) {
+            free[freeCount++] = all[spare];
+        }
     }
 
     /** A copy of {@code length} bytes of slot {@code slot} in a buffer from the allocator (no slot is free). */

@@ -1126,7 +1126,7 @@ abstract class RdmaTransportSuite {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT);
         while ((lent.isEmpty() || slab.isEmpty()) && System.nanoTime() < deadline) {
             for (String leak : LeakDetectionExtension.collectLeaks()) {
-                (leak.contains("ReceiveBuffers.lend") ? lent : leak.contains("ReceiveBuffers.<init>") ? slab
+                (leak.contains("ReceiveBuffers.lent(") ? lent : leak.contains("ReceiveBuffers.<init>") ? slab
                         : others).add(leak);
             }
         }
