@@ -8,7 +8,7 @@ import dev.rpcrdma.channel.fabric.CmId;
 import dev.rpcrdma.channel.fabric.CompletionArray;
 import dev.rpcrdma.channel.fabric.ConnectionParameters;
 import dev.rpcrdma.channel.fabric.MemoryRegion;
-import dev.rpcrdma.channel.fabric.PostSendException;
+import dev.rpcrdma.channel.fabric.PostException;
 import dev.rpcrdma.channel.fabric.QueuePair;
 import dev.rpcrdma.channel.fabric.SendFlags;
 import dev.rpcrdma.channel.fabric.SendWorkRequest;
@@ -68,7 +68,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link RdmaReceive} (pooled; the reader releases it, which returns it to the pool) whose content is the receive
  * buffer itself, lent without a copy while a spare buffer is free to post in its place (releasing the receive gives
  * the buffer back), else a copy in a buffer from the channel's allocator with the receive buffer reposted at once
- * ({@link ReceiveBuffers}). Either way {@link #postedReceives()} stays at the depth while reading keeps up. With
+ * ({@link ReceiveBuffers}). Receives are reposted in batches of an eighth of the depth (at most 8, one
+ * {@code ibv_post_recv} each, as the Linux RPC-over-RDMA transports do), the receive queue having that many entries
+ * more than the depth less one, so {@link #postedReceives()} stays between the depth and depth + 7 while reading
+ * keeps up. With
  * auto-read off and no read pending, received buffers are held (not reposted) until {@code read()}: the peer then
  * meets RNR, real back-pressure.
  *
@@ -211,7 +214,10 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         return peerPrivateData.clone();
     }
 
-    /** Receives currently posted: the credits this side can grant (RFC 8166 §3.3.1). */
+    /**
+     * Receives currently posted: the credits this side can grant (RFC 8166 §3.3.1). At least
+     * {@link RdmaChannelOption#RECEIVE_QUEUE_DEPTH} while reading keeps up (reposts are batched: up to 7 more).
+     */
     public int postedReceives() {
         return postedReceives;
     }
@@ -409,12 +415,12 @@ public final class RdmaChannel extends AbstractRdmaChannel {
             inFlight[i] = new InFlight();
         }
         int slots = e.receives.slots();
-        heldSlots = new int[e.receiveDepth];
+        heldSlots = new int[e.receiveQueueSize];
         heldLength = new int[slots];
         heldInvalidated = new boolean[slots];
         heldRkey = new int[slots];
         registration.submit(RdmaIoOps.watchCompletions(e.compChannel.fd()));
-        for (int slot = 0; slot < e.receiveDepth; slot++) {
+        for (int slot = 0; slot < e.receiveQueueSize; slot++) {
             e.postReceive(channelId, slot);
             postedReceives++;
         }
@@ -721,35 +727,22 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     }
 
     /**
-     * Fires a completed receive: in place (its slot lent, a free slot posted instead) when a slot is free, else as a
-     * copy (its slot reposted at once). See {@link ReceiveBuffers}.
+     * Fires a completed receive: in place (its slot lent, a free slot reposted instead) when a slot is free, else as
+     * a copy (its slot reposted). Reposts go out in batches ({@link RdmaEndpoint#repost}). See
+     * {@link ReceiveBuffers}.
      */
     private void deliver(int slot, int length, boolean invalidated, int invalidatedRkey) {
         RdmaEndpoint e = ep;
         ReceiveBuffers receives = e.receives;
         int spare = receives.lend(slot);
-        ByteBuf buf;
+        ByteBuf buf = spare >= 0 ? receives.lent(length) : receives.copy(slot, length);
         try {
-            if (spare >= 0) {
-                try {
-                    e.postReceive(channelId, spare);
-                } catch (IOException ex) {
-                    receives.unlend(spare);
-                    throw ex;
-                }
-                postedReceives++;
-                buf = receives.lent(length);
-            } else {
-                buf = receives.copy(slot, length);
-                try {
-                    e.postReceive(channelId, slot);
-                } catch (IOException ex) {
-                    buf.release();
-                    throw ex;
-                }
-                postedReceives++;
-            }
+            postedReceives += e.repost(channelId, spare >= 0 ? spare : slot);
         } catch (IOException ex) {
+            if (ex instanceof PostException) {
+                postedReceives += ((PostException) ex).posted();
+            }
+            buf.release();
             fail(ex);
             return;
         }
@@ -1173,7 +1166,7 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         chained = 0;
         try {
             e.qp.postSend(chain, n);
-        } catch (PostSendException ex) {
+        } catch (PostException ex) {
             unstage(tail - n + ex.posted());
             throw ex;
         } catch (IOException | RuntimeException ex) {

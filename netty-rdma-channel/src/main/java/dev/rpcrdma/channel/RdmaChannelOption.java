@@ -26,7 +26,10 @@ public final class RdmaChannelOption {
     public static final ChannelOption<Boolean> AUTO_ACCEPT = ChannelOption.valueOf("RDMA_AUTO_ACCEPT");
     /** Send work requests outstanding at most (send queue depth; default 128). */
     public static final ChannelOption<Integer> SEND_QUEUE_DEPTH = ChannelOption.valueOf("RDMA_SEND_QUEUE_DEPTH");
-    /** Receives kept posted (receive queue depth; default 64). */
+    /**
+     * Receives kept posted at least while reading keeps up (default 64). They are reposted in batches of an eighth
+     * of this (at most 8, one {@code ibv_post_recv} each), so up to that many less one more are posted at times.
+     */
     public static final ChannelOption<Integer> RECEIVE_QUEUE_DEPTH = ChannelOption.valueOf("RDMA_RECEIVE_QUEUE_DEPTH");
     /** Size of each posted receive buffer: the largest Send this side can receive (default 4096). */
     public static final ChannelOption<Integer> RECEIVE_BUFFER_SIZE = ChannelOption.valueOf("RDMA_RECEIVE_BUFFER_SIZE");

@@ -6,6 +6,7 @@ import dev.rpcrdma.channel.fabric.CompletionArray;
 import dev.rpcrdma.channel.fabric.CompletionChannel;
 import dev.rpcrdma.channel.fabric.CompletionQueue;
 import dev.rpcrdma.channel.fabric.MemoryRegion;
+import dev.rpcrdma.channel.fabric.PostException;
 import dev.rpcrdma.channel.fabric.ProtectionDomain;
 import dev.rpcrdma.channel.fabric.QpCapabilities;
 import dev.rpcrdma.channel.fabric.QueuePair;
@@ -28,6 +29,8 @@ import java.io.IOException;
  */
 final class RdmaEndpoint {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaEndpoint.class);
+    /** As the Linux RPC-over-RDMA transports (xprtrdma's and svcrdma's receive batches of 7 and 8). */
+    static final int MAX_RECEIVE_POST_BATCH = 8;
 
     ProtectionDomain pd;
     CompletionChannel compChannel;
@@ -39,7 +42,15 @@ final class RdmaEndpoint {
     ByteBuf sendSlab;
     MemoryRegion sendRegion;
     int receiveBufferSize;
+    /** Receives posted at least (while reading keeps up): {@code RECEIVE_QUEUE_DEPTH}, capped by the device. */
     int receiveDepth;
+    /** Receives reposted per {@code ibv_post_recv}: an eighth of the depth, 1 to {@link #MAX_RECEIVE_POST_BATCH}. */
+    int receivePostBatch;
+    /** The receive queue: {@code receiveDepth + receivePostBatch - 1} entries, all posted at first. */
+    int receiveQueueSize;
+    private long[] pendingWrIds;
+    private long[] pendingAddresses;
+    private int pendingCount;
     int sendSlotSize;
     int sendDepth;
     int maxInline;
@@ -56,6 +67,11 @@ final class RdmaEndpoint {
         RdmaEndpoint ep = new RdmaEndpoint();
         try {
             ep.receiveDepth = Math.min(config.receiveQueueDepth(), device.maxQpWr());
+            ep.receivePostBatch = Math.max(1, Math.min(MAX_RECEIVE_POST_BATCH, ep.receiveDepth / 8));
+            ep.receiveDepth = Math.min(ep.receiveDepth, device.maxQpWr() - ep.receivePostBatch + 1);
+            ep.receiveQueueSize = ep.receiveDepth + ep.receivePostBatch - 1;
+            ep.pendingWrIds = new long[ep.receivePostBatch];
+            ep.pendingAddresses = new long[ep.receivePostBatch];
             // One send queue entry more than sendDepth: the drain marker of close (RdmaChannel.drain).
             ep.sendDepth = Math.min(config.sendQueueDepth(), device.maxQpWr() - 1);
             ep.receiveBufferSize = config.receiveBufferSize();
@@ -63,12 +79,12 @@ final class RdmaEndpoint {
             ep.maxInline = Math.min(config.maxInlineData(), device.maxInlineData());
             ep.pd = device.allocProtectionDomain();
             ep.compChannel = device.createCompletionChannel();
-            ep.cq = device.createCompletionQueue(ep.sendDepth + 1 + ep.receiveDepth, ep.compChannel);
+            ep.cq = device.createCompletionQueue(ep.sendDepth + 1 + ep.receiveQueueSize, ep.compChannel);
             ep.completions = ep.cq.newCompletionArray(batch);
             int sge = Math.min(device.maxSge(), 16);
             ep.qp = id.createQueuePair(ep.pd, ep.cq, ep.cq,
-                    new QpCapabilities(ep.sendDepth + 1, ep.receiveDepth, sge, 1, ep.maxInline));
-            ep.receives = new ReceiveBuffers(alloc, ep.receiveBufferSize, ep.receiveDepth,
+                    new QpCapabilities(ep.sendDepth + 1, ep.receiveQueueSize, sge, 1, ep.maxInline));
+            ep.receives = new ReceiveBuffers(alloc, ep.receiveBufferSize, ep.receiveQueueSize,
                     config.receiveSpareBuffers());
             ep.receiveRegion = ep.pd.registerMemory(ep.receives.address(), ep.receives.capacity(),
                     AccessFlags.LOCAL_WRITE);
@@ -89,6 +105,24 @@ final class RdmaEndpoint {
     void postReceive(int channelId, int slot) throws IOException {
         qp.postReceive(WorkRequestIds.encode(channelId, WorkRequestIds.RECEIVE, slot), receives.slotAddress(slot),
                 receiveBufferSize, receiveRegion.lkey());
+    }
+
+    /**
+     * Queues slot {@code slot} to be posted again and posts the queue as one chain once it holds
+     * {@link #receivePostBatch} slots (one {@code ibv_post_recv}); returns how many receives that posted (0 or the
+     * batch). The receive queue starts with {@code receivePostBatch - 1} entries more than the depth, so at least
+     * the depth stays posted in between. On {@link PostException}, {@code posted()} of them were posted.
+     */
+    int repost(int channelId, int slot) throws IOException {
+        pendingWrIds[pendingCount] = WorkRequestIds.encode(channelId, WorkRequestIds.RECEIVE, slot);
+        pendingAddresses[pendingCount] = receives.slotAddress(slot);
+        if (++pendingCount < receivePostBatch) {
+            return 0;
+        }
+        int n = pendingCount;
+        pendingCount = 0;
+        qp.postReceives(pendingWrIds, pendingAddresses, n, receiveBufferSize, receiveRegion.lkey());
+        return n;
     }
 
     /** A free send slot or -1. */

@@ -9,19 +9,21 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
- * The receive buffers of one connection: one slab of {@code depth + spare} slots of {@code receiveBufferSize} bytes,
- * registered once (by {@link RdmaEndpoint}). At any time a slot is <em>posted</em> (owned by the device),
- * <em>held</em> (its receive completed, waiting for a read), <em>lent</em> (fired down the pipeline in place) or
- * <em>free</em>. {@code depth} slots are posted at first and the {@code spare} ones are free.
+ * The receive buffers of one connection: one slab of {@code queueSize + spare} slots of {@code receiveBufferSize}
+ * bytes, registered once (by {@link RdmaEndpoint}). At any time a slot is <em>posted</em> (owned by the device),
+ * <em>held</em> (its receive completed, waiting for a read), <em>lent</em> (fired down the pipeline in place),
+ * <em>pending</em> (to be reposted with the next batch) or <em>free</em>. The {@code queueSize} first slots are
+ * posted at first and the {@code spare} ones are free.
  *
  * <h2>Zero-copy receive</h2>
- * When a receive is delivered and a slot is free, the free slot is posted in its stead and the completed slot is
+ * When a receive is delivered and a slot is free, the free slot is reposted in its stead and the completed slot is
  * lent to the pipeline as the receive's content: no copy, no allocation (its {@link ByteBuf} object is made once per
  * slot and reused). Releasing that buffer gives the slot back to the free list, from any thread. When no slot is free
  * (the pipeline holds {@code spare} receives), the bytes are copied into a buffer from the channel's allocator and
- * the completed slot is reposted at once. Either way the receive queue stays at its depth, so a pipeline that keeps
- * receives does not make the peer meet RNR, and the number of posted receives the credit logic sees
- * ({@link RdmaChannel#postedReceives()}) does not depend on how long handlers keep buffers.
+ * the completed slot itself is reposted. Either way the number of posted receives does not depend on how long
+ * handlers keep buffers, so a pipeline that keeps receives does not make the peer meet RNR, and the credit logic
+ * ({@link RdmaChannel#postedReceives()}) sees the receive queue depth. (Reposts go out in batches:
+ * {@link RdmaEndpoint#repost}.)
  *
  * <h2>Safety</h2>
  * A lent slot is never posted until its buffer is released, and a slot is posted only from the free list, so the
@@ -46,10 +48,10 @@ final class ReceiveBuffers {
     private Slot lending;
     private boolean closed;
 
-    ReceiveBuffers(ByteBufAllocator alloc, int bufferSize, int depth, int spare) {
+    ReceiveBuffers(ByteBufAllocator alloc, int bufferSize, int queueSize, int spare) {
         this.alloc = alloc;
         this.bufferSize = bufferSize;
-        this.slots = depth + spare;
+        this.slots = queueSize + spare;
         slab = alloc.directBuffer(Math.multiplyExact(slots, bufferSize));
         address = slab.memoryAddress();
         free = new Slot[slots];
@@ -57,8 +59,8 @@ final class ReceiveBuffers {
         for (int i = 0; i < slots; i++) {
             all[i] = new Slot(this, i, slab.nioBuffer(i * bufferSize, bufferSize));
         }
-        // Slots [0, depth) are posted by the channel; the spare ones start free.
-        for (int i = slots - 1; i >= depth; i--) {
+        // Slots [0, queueSize) are posted by the channel; the spare ones start free.
+        for (int i = slots - 1; i >= queueSize; i--) {
             free[freeCount++] = all[i];
         }
     }
@@ -81,10 +83,9 @@ final class ReceiveBuffers {
     }
 
     /**
-     * Lends completed slot {@code slot} in exchange for a free one, which the caller posts in its place and then
-     * takes the lent buffer with {@link #lent(int)} (or undoes the exchange with {@link #unlend(int)} if the post
-     * failed). Returns the free slot, or -1 when none is free (or after close): then nothing changed and the receive
-     * is to be copied. One lock per receive, one per release.
+     * Lends completed slot {@code slot} in exchange for a free one, which the caller reposts in its place; the
+     * caller then takes the lent buffer with {@link #lent(int)}. Returns the free slot, or -1 when none is free (or
+     * after close): then nothing changed and the receive is to be copied. One lock per receive, one per release.
      */
     synchronized int lend(int slot) {
         if (freeCount == 0 || closed) {
@@ -105,17 +106,6 @@ final class ReceiveBuffers {
         lending = null;
         s.lend(length);
         return LeakTracking.track(s);
-    }
-
-    /** Undoes {@link #lend(int)}: the spare it returned could not be posted. */
-    synchronized void unlend(int spare) {
-        Slot s = lending;
-        lending = null;
-        all[s.index] = s;
-        lent--;
-        if (!closed) {
-            free[freeCount++] = all[spare];
-        }
     }
 
     /** A copy of {@code length} bytes of slot {@code slot} in a buffer from the allocator (no slot is free). */

@@ -21,7 +21,7 @@ public interface QueuePair extends AutoCloseable {
     /**
      * {@code ibv_post_send} of the chain {@code wrs[0..count)} in that order: one call, so one doorbell on a device
      * (one system call on rxe). If request {@code k} is rejected, requests {@code 0..k-1} are posted and the rest are
-     * not: {@link PostSendException#posted()} is {@code k}. At most {@link #MAX_POST_CHAIN} requests. The default
+     * not: {@link PostException#posted()} is {@code k}. At most {@link #MAX_POST_CHAIN} requests. The default
      * posts them one by one.
      */
     default void postSend(SendWorkRequest[] wrs, int count) throws IOException {
@@ -29,7 +29,7 @@ public interface QueuePair extends AutoCloseable {
             try {
                 postSend(wrs[i]);
             } catch (IOException e) {
-                throw new PostSendException(i, e);
+                throw new PostException("ibv_post_send", i, e);
             }
         }
     }
@@ -39,6 +39,22 @@ public interface QueuePair extends AutoCloseable {
 
     /** {@code ibv_post_recv} of one single-SGE receive work request. */
     void postReceive(long wrId, long address, int length, int lkey) throws IOException;
+
+    /**
+     * {@code ibv_post_recv} of a chain of {@code count} single-SGE receives of {@code length} bytes
+     * ({@code wrIds[i]}, {@code addresses[i]}, all under {@code lkey}), in order, with one call. If request {@code k}
+     * is rejected, those before it were posted and it and the rest were not: {@link PostException#posted()} is
+     * {@code k}. At most {@link #MAX_POST_CHAIN} requests. The default posts them one by one.
+     */
+    default void postReceives(long[] wrIds, long[] addresses, int count, int length, int lkey) throws IOException {
+        for (int i = 0; i < count; i++) {
+            try {
+                postReceive(wrIds[i], addresses[i], length, lkey);
+            } catch (IOException e) {
+                throw new PostException("ibv_post_recv", i, e);
+            }
+        }
+    }
 
     /** {@code ibv_modify_qp(IBV_QPS_ERR)}: flush everything outstanding. */
     void modifyToError() throws IOException;

@@ -91,6 +91,11 @@ public final class RecvWorkRequests implements AutoCloseable {
         return badWrSlot;
     }
 
+    /** After a failed post: the index of the work request {@code bad_wr} names, or -1. */
+    public int badIndex() {
+        return indexOf(IO.getAddress(badWrSlot));
+    }
+
     int indexOf(long wrAddress) {
         long off = wrAddress - base;
         if (off < 0 || off % IbvRecvWr.SIZE != 0 || off / IbvRecvWr.SIZE >= count) {

@@ -198,7 +198,7 @@ abstract class RdmaTransportSuite {
                     r.release();
                 }
             }
-            assertEquals(64, ((RdmaChannel) c).postedReceives(), "receives are reposted as they are consumed");
+            assertPostedAtDepth(64, ((RdmaChannel) c).postedReceives());
         } finally {
             collect.releaseAll();
         }
@@ -1077,7 +1077,13 @@ abstract class RdmaTransportSuite {
                 r.release();
             }
         }
-        assertEquals(64, child.get().postedReceives());
+        assertPostedAtDepth(64, child.get().postedReceives());
+    }
+
+    /** Receives are reposted as they are consumed, in batches of depth / 8 (at most 8): depth to depth + 7 posted. */
+    static void assertPostedAtDepth(int depth, int posted) {
+        int batch = Math.max(1, Math.min(8, depth / 8));
+        assertTrue(posted >= depth && posted <= depth + batch - 1, posted + " receives posted, depth " + depth);
     }
 
     @Test

@@ -238,6 +238,45 @@ class SoftRoceVerbsTest {
         }
     }
 
+    @Test
+    void aChainOfReceivesIsOnePostAndCompletesInOrder() throws Exception {
+        try (Loopback c = Loopback.connect(address)) {
+            Endpoint client = c.client;
+            Endpoint server = c.server;
+            RecvWorkRequests chain = server.recvWrs;
+            chain.clear();
+            for (int i = 0; i < 3; i++) {
+                chain.addSge(chain.add(1 + i), server.addr(256 * i), 256, server.lkey());
+            }
+            Verbs.postRecv(server.qp, chain);
+            for (int i = 0; i < 3; i++) {
+                int length = 8 + i;
+                client.postSend(10 + i, IBV_WR_SEND, (w, k) -> w.addSge(k, client.addr(0), length, client.lkey()));
+                assertOk(client.pollOne(), 10 + i, IBV_WC_SEND);
+            }
+            for (int i = 0; i < 3; i++) {
+                Wc wc = server.pollOne();
+                assertOk(wc, 1 + i, IBV_WC_RECV);
+                assertEquals(8 + i, wc.byteLen(), wc.toString());
+            }
+            // A request with more SGEs than the queue pair's max_recv_sge ends a chain; bad_wr names it.
+            try (RecvWorkRequests bad = new RecvWorkRequests(3, 64)) {
+                bad.addSge(bad.add(4), server.addr(0), 256, server.lkey());
+                int b = bad.add(5);
+                for (int s = 0; s < 64; s++) {
+                    bad.addSge(b, server.addr(0), 4, server.lkey());
+                }
+                bad.addSge(bad.add(6), server.addr(256), 256, server.lkey());
+                assertThrows(NativeCallException.class, () -> Verbs.postRecv(server.qp, bad));
+                assertEquals(1, bad.badIndex(), "bad_wr names the rejected request");
+            }
+            client.postSend(20, IBV_WR_SEND, (w, k) -> w.addSge(k, client.addr(0), 16, client.lkey()));
+            assertOk(client.pollOne(), 20, IBV_WC_SEND);
+            assertOk(server.pollOne(), 4, IBV_WC_RECV); // the request before the rejected one was posted
+            c.disconnect();
+        }
+    }
+
     @RepeatedTest(2)
     void rejectCarriesPrivateDataToTheClient() throws Exception {
         byte[] reason = "REJECT01".getBytes(java.nio.charset.StandardCharsets.US_ASCII);

@@ -1,6 +1,6 @@
 package dev.rpcrdma.channel.fabric.ibverbs;
 
-import dev.rpcrdma.channel.fabric.PostSendException;
+import dev.rpcrdma.channel.fabric.PostException;
 import dev.rpcrdma.channel.fabric.QpCapabilities;
 import dev.rpcrdma.channel.fabric.QueuePair;
 import dev.rpcrdma.channel.fabric.SendWorkRequest;
@@ -31,7 +31,7 @@ final class NativeQueuePair implements QueuePair {
         this.caps = caps;
         this.sendWr = new SendWorkRequests(MAX_POST_CHAIN,
                 Math.max(1, Math.min(caps.maxSendSge, SendWorkRequest.MAX_SGE)));
-        this.recvWr = new RecvWorkRequests(1, 1);
+        this.recvWr = new RecvWorkRequests(MAX_POST_CHAIN, 1);
     }
 
     @Override
@@ -74,7 +74,7 @@ final class NativeQueuePair implements QueuePair {
             posted(wrs[i]);
         }
         if (failure != null) {
-            throw new PostSendException(posted, failure);
+            throw new PostException("ibv_post_send", posted, failure);
         }
     }
 
@@ -115,6 +115,23 @@ final class NativeQueuePair implements QueuePair {
         int i = recvWr.add(wrId);
         recvWr.addSge(i, address, length, lkey);
         Verbs.postRecv(qp, recvWr);
+    }
+
+    @Override
+    public void postReceives(long[] wrIds, long[] addresses, int count, int length, int lkey) throws IOException {
+        if (count > MAX_POST_CHAIN) {
+            throw new IllegalArgumentException("a chain of " + count + " > " + MAX_POST_CHAIN + " work requests");
+        }
+        recvWr.clear();
+        for (int i = 0; i < count; i++) {
+            recvWr.addSge(recvWr.add(wrIds[i]), addresses[i], length, lkey);
+        }
+        try {
+            Verbs.postRecv(qp, recvWr);
+        } catch (IOException e) {
+            int bad = recvWr.badIndex();
+            throw new PostException("ibv_post_recv", bad < 0 ? 0 : bad, e);
+        }
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.rpcrdma.channel.fabric.software;
 
 import dev.rpcrdma.channel.fabric.AccessFlags;
 import dev.rpcrdma.channel.fabric.FabricException;
+import dev.rpcrdma.channel.fabric.PostException;
 import dev.rpcrdma.channel.fabric.QpCapabilities;
 import dev.rpcrdma.channel.fabric.QpState;
 import dev.rpcrdma.channel.fabric.QueuePair;
@@ -118,19 +119,40 @@ final class SoftQueuePair implements QueuePair {
     @Override
     public void postReceive(long wrId, long address, int length, int lkey) throws IOException {
         synchronized (fabric.lock) {
-            if (destroyed || state == QpState.RESET) {
-                throw new FabricException("ibv_post_recv: QP not ready", FabricException.EINVAL);
-            }
-            if (rq.isFull()) {
-                throw new FabricException("ibv_post_recv: receive queue full (" + caps.maxRecvWr + ")",
-                        FabricException.ENOMEM);
-            }
-            if (state == QpState.ERR) {
-                completeRecv(wrId, WcStatus.WR_FLUSH_ERR, 0, 0, 0);
-                return;
-            }
-            rq.claimTail().load(wrId, address, length, lkey);
+            postReceiveLocked(wrId, address, length, lkey);
         }
+    }
+
+    /** One lock for the chain, as one {@code ibv_post_recv}; stops at the first rejected request. */
+    @Override
+    public void postReceives(long[] wrIds, long[] addresses, int count, int length, int lkey) throws IOException {
+        if (count > MAX_POST_CHAIN) {
+            throw new IllegalArgumentException("a chain of " + count + " > " + MAX_POST_CHAIN + " work requests");
+        }
+        synchronized (fabric.lock) {
+            for (int i = 0; i < count; i++) {
+                try {
+                    postReceiveLocked(wrIds[i], addresses[i], length, lkey);
+                } catch (FabricException e) {
+                    throw new PostException("ibv_post_recv", i, e);
+                }
+            }
+        }
+    }
+
+    private void postReceiveLocked(long wrId, long address, int length, int lkey) throws FabricException {
+        if (destroyed || state == QpState.RESET) {
+            throw new FabricException("ibv_post_recv: QP not ready", FabricException.EINVAL);
+        }
+        if (rq.isFull()) {
+            throw new FabricException("ibv_post_recv: receive queue full (" + caps.maxRecvWr + ")",
+                    FabricException.ENOMEM);
+        }
+        if (state == QpState.ERR) {
+            completeRecv(wrId, WcStatus.WR_FLUSH_ERR, 0, 0, 0);
+            return;
+        }
+        rq.claimTail().load(wrId, address, length, lkey);
     }
 
     @Override

@@ -8,7 +8,7 @@ import dev.rpcrdma.channel.fabric.ConnectionParameters;
 import dev.rpcrdma.channel.fabric.FabricException;
 import dev.rpcrdma.channel.fabric.MemoryRegion;
 import dev.rpcrdma.channel.fabric.MemoryWindow;
-import dev.rpcrdma.channel.fabric.PostSendException;
+import dev.rpcrdma.channel.fabric.PostException;
 import dev.rpcrdma.channel.fabric.QpState;
 import dev.rpcrdma.channel.fabric.SendFlags;
 import dev.rpcrdma.channel.fabric.SendWorkRequest;
@@ -305,11 +305,38 @@ class SoftwareFabricTest {
                     .addSge(p.client.address(), 4096, 0); // beyond max_inline_data
             chain[2].wrId(12).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                     .addSge(p.client.address(), 8, p.client.mr.lkey());
-            PostSendException e = assertThrows(PostSendException.class, () -> p.client.qp.postSend(chain, 3));
+            PostException e = assertThrows(PostException.class, () -> p.client.qp.postSend(chain, 3));
             assertEquals(1, e.posted());
             assertEquals(10, p.client.awaitCompletions(1).get(0)[0]);
             assertEquals(1, p.server.awaitCompletions(1).get(0)[0]);
             p.client.assertNoCompletion(10);
+        }
+    }
+
+    @Test
+    void aChainOfReceivesIsPostedInOrderAndAFullQueueStopsIt() throws Exception {
+        try (FabricHarness.Pair p = new FabricHarness.Pair(ALL, ALL, INFINITE_RNR)) {
+            long[] ids = {1, 2, 3};
+            long[] addresses = {p.server.address(), p.server.address() + 256, p.server.address() + 512};
+            p.server.qp.postReceives(ids, addresses, 3, 256, p.server.mr.lkey());
+            for (int i = 0; i < 3; i++) {
+                p.client.qp.postSend(wr.clear().wrId(10 + i).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                        .addSge(p.client.address(), 8 + i, p.client.mr.lkey()));
+            }
+            List<long[]> got = p.server.awaitCompletions(3);
+            for (int i = 0; i < 3; i++) {
+                assertEquals(1 + i, got.get(i)[0], "receives complete in chain order");
+                assertEquals(8 + i, got.get(i)[3]);
+            }
+            p.client.awaitCompletions(3);
+            // The receive queue has 16 entries: 15 posted, a chain of 3 gets one in, and names how many.
+            for (int i = 0; i < 15; i++) {
+                p.server.qp.postReceive(100 + i, p.server.address(), 64, p.server.mr.lkey());
+            }
+            PostException full = assertThrows(PostException.class,
+                    () -> p.server.qp.postReceives(ids, addresses, 3, 256, p.server.mr.lkey()));
+            assertEquals(1, full.posted());
+            assertEquals(FabricException.ENOMEM, ((FabricException) full.getCause()).errno());
         }
     }
 
