@@ -82,16 +82,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * its bytes are in the socket buffer); a Send that fails later breaks the connection: the channel closes, after
  * {@code exceptionCaught} with the {@link RdmaWorkRequestException} when the Send itself was refused (length,
  * protection, remote operation error), with an INFO log line when the peer stopped answering (transport or RNR
- * retries exceeded: the connection is lost, as when a TCP peer goes away). {@link RdmaWrite}, {@link RdmaRead} and {@link RdmaBindWindow}
- * are posted as such and stay in the outbound buffer until their completion, which completes their promise (a Read's
- * data is in place, a Write's source may be reused, a window is bound); a Send flushed behind one of them waits with
- * it, so promises complete in write order. Work requests are signalled selectively: one in half the send queue, and
+ * retries exceeded: the connection is lost, as when a TCP peer goes away). {@link RdmaWrite}, {@link RdmaRead} and
+ * {@link RdmaBindWindow} are posted as such and stay in the outbound buffer until their completion, which completes
+ * their promise (a Read's data is in place, a Write's source may be reused, a window is bound); a Send flushed behind
+ * one of them waits with it, so promises complete in write order. Work requests are signalled selectively: one in half the send queue, and
  * the last of each flush that has a message waiting for its completion; a signalled completion retires every earlier
  * one (completions are in order). A Send-only exchange (an RPC ping-pong) thus makes no send completion per message,
  * like perftest. The work requests of one write pass are posted as chains of up to {@link QueuePair#MAX_POST_CHAIN}
  * with one {@code ibv_post_send} each (one doorbell; on rxe one system call); a request the device rejects ends
- * the chain, is unaccounted with those after it, and fails the channel. At most {@link RdmaChannelOption#SEND_QUEUE_DEPTH} work requests are outstanding (the queue pair
- * has one entry more, for the drain marker of close); while they are the channel is not writable (user-defined
+ * the chain, is unaccounted with those after it, and fails the channel. At most
+ * {@link RdmaChannelOption#SEND_QUEUE_DEPTH} work requests are outstanding (the queue pair has one entry more, for
+ * the drain marker of close); while they are the channel is not writable (user-defined
  * writability bit 1).
  *
  * <h2>Close</h2>

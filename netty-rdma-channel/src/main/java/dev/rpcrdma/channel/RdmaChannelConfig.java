@@ -43,8 +43,8 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
         return getOptions(super.getOptions(), PRIVATE_DATA, AUTO_ACCEPT, SEND_QUEUE_DEPTH, RECEIVE_QUEUE_DEPTH,
-                RECEIVE_BUFFER_SIZE, RECEIVE_SPARE_BUFFERS, MAX_SEND_SIZE, MAX_INLINE_DATA, RNR_RETRY_COUNT, RETRY_COUNT,
-                RESPONDER_RESOURCES, INITIATOR_DEPTH);
+                RECEIVE_BUFFER_SIZE, RECEIVE_SPARE_BUFFERS, MAX_SEND_SIZE, MAX_INLINE_DATA, RNR_RETRY_COUNT,
+                RETRY_COUNT, RESPONDER_RESOURCES, INITIATOR_DEPTH);
     }
 
     @SuppressWarnings("unchecked")

@@ -29,7 +29,7 @@ import java.io.IOException;
  */
 final class RdmaEndpoint {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaEndpoint.class);
-    /** As the Linux RPC-over-RDMA transports (xprtrdma's and svcrdma's receive batches of 7 and 8). */
+    /** Like the Linux RPC-over-RDMA transports (xprtrdma and svcrdma repost in chains of RPCRDMA_MAX_RECV_BATCH, 7). */
     static final int MAX_RECEIVE_POST_BATCH = 8;
 
     ProtectionDomain pd;
