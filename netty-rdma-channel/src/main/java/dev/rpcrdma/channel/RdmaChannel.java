@@ -67,11 +67,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link RdmaChannelOption#RECEIVE_SPARE_BUFFERS} more registered and free. Each received Send is fired as an
  * {@link RdmaReceive} (pooled; the reader releases it, which returns it to the pool) whose content is the receive
  * buffer itself, lent without a copy while a spare buffer is free to post in its place (releasing the receive gives
- * the buffer back), else a copy in a buffer from the channel's allocator with the receive buffer reposted at once
+ * the buffer back), else a copy in a buffer from the channel's allocator with the receive buffer itself reposted
  * ({@link ReceiveBuffers}). Receives are reposted in batches of an eighth of the depth (at most 8, one
  * {@code ibv_post_recv} each, as the Linux RPC-over-RDMA transports do), the receive queue having that many entries
- * more than the depth less one, so {@link #postedReceives()} stays between the depth and depth + 7 while reading
- * keeps up. With
+ * more than the depth less one, so between the depth and depth + 7 receives are posted while reading keeps up
+ * ({@link #postedReceives()} counts up to the depth). With
  * auto-read off and no read pending, received buffers are held (not reposted) until {@code read()}: the peer then
  * meets RNR, real back-pressure.
  *
@@ -117,6 +117,8 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     private volatile byte[] peerPrivateData = EMPTY;
     private volatile RdmaEndpoint ep;
     private volatile int postedReceives;
+    /** The receive queue depth once the endpoint exists: what {@link #postedReceives()} counts up to. */
+    private volatile int creditableReceives = Integer.MAX_VALUE;
 
     private ChannelPromise connectPromise;
     private Future<?> connectTimeout;
@@ -216,11 +218,13 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     }
 
     /**
-     * Receives currently posted: the credits this side can grant (RFC 8166 §3.3.1). At least
-     * {@link RdmaChannelOption#RECEIVE_QUEUE_DEPTH} while reading keeps up (reposts are batched: up to 7 more).
+     * Receives currently posted, counted up to {@link RdmaChannelOption#RECEIVE_QUEUE_DEPTH}: the credits this side
+     * can grant (RFC 8166 §3.3.1). The depth while reading keeps up. Reposts go out in batches, so up to 7 more are
+     * posted at times; they are not counted, so a grant never relies on a receive the next batch may not yet have
+     * replaced.
      */
     public int postedReceives() {
-        return postedReceives;
+        return Math.min(postedReceives, creditableReceives);
     }
 
     /** The largest Send this channel writes ({@link RdmaChannelOption#MAX_SEND_SIZE}). */
@@ -415,6 +419,7 @@ public final class RdmaChannel extends AbstractRdmaChannel {
         for (int i = 0; i < inFlight.length; i++) {
             inFlight[i] = new InFlight();
         }
+        creditableReceives = e.receiveDepth;
         int slots = e.receives.slots();
         heldSlots = new int[e.receiveQueueSize];
         heldLength = new int[slots];
