@@ -31,6 +31,8 @@ final class RdmaEndpoint {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaEndpoint.class);
     /** Like the Linux RPC-over-RDMA transports (xprtrdma and svcrdma repost in chains of RPCRDMA_MAX_RECV_BATCH, 7). */
     static final int MAX_RECEIVE_POST_BATCH = 8;
+    /** Largest registered slab: one direct buffer (1 GiB, under the int capacity limit of a ByteBuf). */
+    static final int MAX_SLAB_BYTES = 1 << 30;
 
     ProtectionDomain pd;
     CompletionChannel compChannel;
@@ -77,6 +79,9 @@ final class RdmaEndpoint {
             ep.receiveBufferSize = config.receiveBufferSize();
             ep.sendSlotSize = config.maxSendSize();
             ep.maxInline = Math.min(config.maxInlineData(), device.maxInlineData());
+            slabBytes(ep.receiveQueueSize + config.receiveSpareBuffers(), ep.receiveBufferSize,
+                    "receive", "RECEIVE_QUEUE_DEPTH, RECEIVE_SPARE_BUFFERS or RECEIVE_BUFFER_SIZE");
+            int sendSlab = slabBytes(ep.sendDepth, ep.sendSlotSize, "send", "SEND_QUEUE_DEPTH or MAX_SEND_SIZE");
             ep.pd = device.allocProtectionDomain();
             ep.compChannel = device.createCompletionChannel();
             ep.cq = device.createCompletionQueue(ep.sendDepth + 1 + ep.receiveQueueSize, ep.compChannel);
@@ -88,7 +93,7 @@ final class RdmaEndpoint {
                     config.receiveSpareBuffers());
             ep.receiveRegion = ep.pd.registerMemory(ep.receives.address(), ep.receives.capacity(),
                     AccessFlags.LOCAL_WRITE);
-            ep.sendSlab = alloc.directBuffer(ep.sendDepth * ep.sendSlotSize);
+            ep.sendSlab = alloc.directBuffer(sendSlab);
             ep.sendRegion = ep.pd.registerMemory(ep.sendSlab.memoryAddress(), ep.sendSlab.capacity(), 0);
             ep.freeSendSlots = new int[ep.sendDepth];
             for (int i = 0; i < ep.sendDepth; i++) {
@@ -100,6 +105,19 @@ final class RdmaEndpoint {
             ep.destroy();
             throw t;
         }
+    }
+
+    /**
+     * The bytes of a slab of {@code slots} buffers of {@code size} bytes; a clear error (before anything is allocated)
+     * when that exceeds what one buffer can hold, rather than an overflowed size.
+     */
+    private static int slabBytes(int slots, int size, String what, String options) throws RdmaException {
+        long bytes = (long) slots * size;
+        if (bytes > MAX_SLAB_BYTES) {
+            throw new RdmaException("the " + what + " slab would be " + slots + " x " + size + " = " + bytes
+                    + " bytes, more than " + MAX_SLAB_BYTES + ": lower " + options);
+        }
+        return (int) bytes;
     }
 
     void postReceive(int channelId, int slot) throws IOException {

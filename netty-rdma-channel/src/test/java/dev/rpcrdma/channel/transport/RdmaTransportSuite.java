@@ -4,6 +4,7 @@ import dev.rpcrdma.channel.RdmaBindWindow;
 import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaChannelOption;
 import dev.rpcrdma.channel.RdmaConnectionRejectedException;
+import dev.rpcrdma.channel.RdmaException;
 import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaMemory;
@@ -440,6 +441,26 @@ abstract class RdmaTransportSuite {
         ConnectException e = assertInstanceOf(ConnectException.class, f.cause());
         assertTrue(e.getMessage().contains("no RDMA listener at"), e.getMessage());
         assertTrue(f.channel().closeFuture().await(TIMEOUT, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void queueSizesWhoseSlabWouldNotFitFailTheConnectClearly() throws Exception {
+        InetSocketAddress at = server(b -> { }, new Echo());
+        Map<String, Integer> before = resources();
+        // 1024 send slots of 16 MiB: 16 GiB, which an int byte count would wrap to 0.
+        ChannelFuture f = connect(at, b -> b.option(RdmaChannelOption.SEND_QUEUE_DEPTH, 1024)
+                .option(RdmaChannelOption.MAX_SEND_SIZE, 1 << 24), new ChannelInboundHandlerAdapter());
+        assertTrue(f.await(TIMEOUT, TimeUnit.SECONDS));
+        RdmaException e = assertInstanceOf(RdmaException.class, f.cause());
+        assertTrue(e.getMessage().contains("send slab") && e.getMessage().contains("MAX_SEND_SIZE"), e.getMessage());
+        assertTrue(f.channel().closeFuture().await(TIMEOUT, TimeUnit.SECONDS));
+        ChannelFuture g = connect(at, b -> b.option(RdmaChannelOption.RECEIVE_BUFFER_SIZE, 1 << 24)
+                .option(RdmaChannelOption.RECEIVE_SPARE_BUFFERS, 100), new ChannelInboundHandlerAdapter());
+        assertTrue(g.await(TIMEOUT, TimeUnit.SECONDS));
+        e = assertInstanceOf(RdmaException.class, g.cause());
+        assertTrue(e.getMessage().contains("receive slab") && e.getMessage().contains("RECEIVE_SPARE_BUFFERS"),
+                e.getMessage());
+        assertResourcesBackTo(before);
     }
 
     /** What an {@link Exposer} advertises: the address and rkey of its memory (a 12-byte Send). */
