@@ -102,10 +102,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * does not flush within {@value #DRAIN_TIMEOUT_MILLIS} ms the registered memory is deliberately leaked (logged)
  * rather than freed under the device.
  */
-public final class RdmaChannel extends AbstractRdmaChannel {
+public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnection {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaChannel.class);
     private static final AtomicInteger IDS = new AtomicInteger();
     private static final int WRITABILITY_BIT = 1;
+    private static final int UPPER_LAYER_WRITABILITY_BIT = 2;
     private static final int DRAIN_TIMEOUT_MILLIS = 5000;
     private static final int ACK_BATCH = 32;
     private static final int COMPLETION_ARRAY = 32;
@@ -213,6 +214,7 @@ public final class RdmaChannel extends AbstractRdmaChannel {
      * The peer's private data: on a client the server's accept reply (196 bytes, zero padded, once
      * established), on an accepted channel the client's connect request (56 bytes, zero padded). A copy.
      */
+    @Override
     public byte[] peerPrivateData() {
         return peerPrivateData.clone();
     }
@@ -223,11 +225,21 @@ public final class RdmaChannel extends AbstractRdmaChannel {
      * posted at times; they are not counted, so a grant never relies on a receive the next batch may not yet have
      * replaced.
      */
+    @Override
     public int postedReceives() {
         return Math.min(postedReceives, creditableReceives);
     }
 
+    @Override
+    public void setUpperLayerWritable(boolean writable) {
+        ChannelOutboundBuffer out = unsafe().outboundBuffer();
+        if (out != null) {
+            out.setUserDefinedWritability(UPPER_LAYER_WRITABILITY_BIT, writable);
+        }
+    }
+
     /** The largest Send this channel writes ({@link RdmaChannelOption#MAX_SEND_SIZE}). */
+    @Override
     public int maxSendSize() {
         return config.maxSendSize();
     }
@@ -269,6 +281,7 @@ public final class RdmaChannel extends AbstractRdmaChannel {
      * write is always added) on this connection's protection domain. The buffer is retained until
      * {@link RdmaMemory#deregister()} (or channel close).
      */
+    @Override
     public RdmaMemory registerMemory(ByteBuf buffer, int access) throws IOException {
         ObjectUtil.checkNotNull(buffer, "buffer");
         if (!buffer.hasMemoryAddress()) {
@@ -295,6 +308,7 @@ public final class RdmaChannel extends AbstractRdmaChannel {
     }
 
     /** Allocates a type-2 memory window on this connection's protection domain. */
+    @Override
     public RdmaMemoryWindow allocateMemoryWindow() throws IOException {
         RdmaEndpoint e = ep;
         if (e == null || !isOpen()) {

@@ -1,0 +1,38 @@
+package dev.rpcrdma.channel;
+
+import io.netty.buffer.ByteBuf;
+
+import java.io.IOException;
+
+/**
+ * What an upper-layer protocol handler (RPC-over-RDMA) needs from its RDMA connection beyond writing messages into
+ * the pipeline: the peer's CM private data, the receives it may grant credits for, the largest Send, memory to expose
+ * to the peer, and a writability bit of its own. {@link RdmaChannel} implements it; handlers take it in their
+ * constructor (never cast {@code ctx.channel()}), so a unit test can hand them a fake. RDMA Read, RDMA Write and
+ * window binds are written into the pipeline as {@link RdmaRead}, {@link RdmaWrite} and {@link RdmaBindWindow}.
+ *
+ * <p>Thread confinement: {@link #peerPrivateData()}, {@link #postedReceives()} and {@link #maxSendSize()} may be
+ * read from any thread; the others belong on the connection's event loop.
+ */
+public interface RdmaConnection {
+    /** The peer's CM private data (a copy): the accept reply on a client, the connect request on a server. */
+    byte[] peerPrivateData();
+
+    /** Receives posted, counted up to the receive queue depth: the credits this side can grant. */
+    int postedReceives();
+
+    /** The largest Send this connection writes. */
+    int maxSendSize();
+
+    /** Registers the readable bytes of a direct buffer with {@link RdmaAccess} rights; retains the buffer. */
+    RdmaMemory registerMemory(ByteBuf buffer, int access) throws IOException;
+
+    /** Allocates a type-2 memory window on the connection's protection domain. */
+    RdmaMemoryWindow allocateMemoryWindow() throws IOException;
+
+    /**
+     * Sets the upper layer's writability bit: while it is false the channel is not writable (as when the send queue
+     * is full), e.g. while RPC-over-RDMA credits are exhausted (RFC 8166 §3.3.1). Event loop only.
+     */
+    void setUpperLayerWritable(boolean writable);
+}
