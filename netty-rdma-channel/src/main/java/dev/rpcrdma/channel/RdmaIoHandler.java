@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -89,9 +90,14 @@ public final class RdmaIoHandler implements IoHandler {
     private boolean shutdownHookAdded;
     private boolean destroyed;
     /** Threads inside {@link #wakeup()}'s eventfd write: destroy() closes the fd only once none is. */
+    /**
+     * Threads inside {@link #wakeup()}'s eventfd write, plus {@link #WAKEUP_FD_CLOSING} once destroy() wants the fd
+     * closed: whoever brings the count of writers to zero with that bit set closes it, so no write can hit a closed
+     * (or reused) fd number and destroy() never waits for another thread.
+     */
     private final AtomicInteger wakeupWriters = new AtomicInteger();
-    /** Set by destroy() before it waits for {@link #wakeupWriters}: no new write starts after it. */
-    private volatile boolean wakeupFdClosing;
+    private static final int WAKEUP_FD_CLOSING = 1 << 30;
+    private final AtomicBoolean wakeupFdClosed = new AtomicBoolean();
 
     private RdmaIoHandler(ThreadAwareExecutor executor, RdmaIoHandlerConfig config) {
         this.executor = ObjectUtil.checkNotNull(executor, "executor");
@@ -381,16 +387,20 @@ public final class RdmaIoHandler implements IoHandler {
         } catch (IOException e) {
             logger.debug("failed to close the epoll fd", e);
         }
-        // A wakeup() from another thread (e.g. shutdownGracefully) may race with this: stop new writes, wait for the
-        // ones under way, and only then close the eventfd, so no write can hit a closed (or reused) fd number.
-        wakeupFdClosing = true;
-        while (wakeupWriters.get() != 0) {
-            Thread.onSpinWait();
+        // A wakeup() from another thread (e.g. shutdownGracefully) may race with this: no new write starts, and the
+        // last writer under way (or this thread, if there is none) closes the eventfd.
+        if (wakeupWriters.getAndAdd(WAKEUP_FD_CLOSING) == 0) {
+            closeWakeupFd();
         }
-        try {
-            wakeupFd.close();
-        } catch (IOException e) {
-            logger.debug("failed to close the wakeup eventfd", e);
+    }
+
+    private void closeWakeupFd() {
+        if (wakeupFdClosed.compareAndSet(false, true)) {
+            try {
+                wakeupFd.close();
+            } catch (IOException e) {
+                logger.debug("failed to close the wakeup eventfd", e);
+            }
         }
     }
 
@@ -425,13 +435,15 @@ public final class RdmaIoHandler implements IoHandler {
         if (executor.isExecutorThread(Thread.currentThread())) {
             return;
         }
-        wakeupWriters.incrementAndGet();
+        int writers = wakeupWriters.incrementAndGet();
         try {
-            if (!wakeupFdClosing && nextWakeupNanos.getAndSet(AWAKE) != AWAKE) {
+            if ((writers & WAKEUP_FD_CLOSING) == 0 && nextWakeupNanos.getAndSet(AWAKE) != AWAKE) {
                 Native.eventFdWrite(wakeupFd.intValue(), 1L);
             }
         } finally {
-            wakeupWriters.decrementAndGet();
+            if (wakeupWriters.decrementAndGet() == WAKEUP_FD_CLOSING) {
+                closeWakeupFd();
+            }
         }
     }
 
