@@ -22,7 +22,7 @@ public enum RdmaFabric {
     /** The system property that selects the default fabric: {@code software}, {@code native} or {@code auto}. */
     public static final String PROPERTY = "dev.rpcrdma.fabric";
 
-    /** Whether the fabric can be used here: always for {@link #SOFTWARE}, when {@link Rdma#isAvailable()} for NATIVE. */
+    /** Whether the fabric can be used here: always for {@link #SOFTWARE}; NATIVE when {@link Rdma#isAvailable()}. */
     public boolean isAvailable() {
         if (this == SOFTWARE) {
             return true;

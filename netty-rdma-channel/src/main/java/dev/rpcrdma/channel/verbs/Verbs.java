@@ -31,8 +31,9 @@ import java.util.List;
 public final class Verbs {
     /**
      * The bit rxe sets in {@code wc_flags} for a receive completed by Send With Invalidate: the kernel's
-     * {@code IB_WC_WITH_INVALIDATE}, which rxe leaks to user space instead of {@code IBV_WC_WITH_INV} (1 << 3);
-     * in user-space terms it collides with {@code IBV_WC_IP_CSUM_OK}. See {@link DeviceAttributes#wcWithInvalidateFlag()}.
+     * {@code IB_WC_WITH_INVALIDATE}, which rxe leaks to user space instead of {@code IBV_WC_WITH_INV}
+     * ({@code 1 << 3}); in user-space terms it collides with {@code IBV_WC_IP_CSUM_OK}. See
+     * {@link DeviceAttributes#wcWithInvalidateFlag()}.
      */
     public static final int SOFT_ROCE_WC_WITH_INV = 1 << 2;
 

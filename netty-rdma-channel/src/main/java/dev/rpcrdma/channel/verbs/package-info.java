@@ -2,7 +2,8 @@
  * Internal bindings to the real RDMA libraries through jnr-ffi: {@link dev.rpcrdma.channel.verbs.Verbs}
  * (libibverbs) and {@link dev.rpcrdma.channel.verbs.RdmaCm} (librdmacm), one facade per library that turns errno
  * into {@link dev.rpcrdma.channel.verbs.NativeCallException}; struct layouts as offset constants
- * ({@code IbvLayouts}, {@code RdmaCmLayouts}) checked against the C headers by a test; flyweights over one native block for the data path
+ * ({@code IbvLayouts}, {@code RdmaCmLayouts}) checked against the C headers by a test; flyweights over one native
+ * block for the data path
  * ({@link dev.rpcrdma.channel.verbs.SendWorkRequests}, {@link dev.rpcrdma.channel.verbs.RecvWorkRequests},
  * {@link dev.rpcrdma.channel.verbs.WorkCompletions}), whose static-inline verbs are called through
  * {@code ibv_context->ops} with jffi ({@link dev.rpcrdma.channel.verbs.NativeCalls}).
