@@ -1,10 +1,10 @@
 package dev.rpcrdma.handlers.requester;
 
+import dev.rpcrdma.channel.RdmaAccess;
 import dev.rpcrdma.channel.RdmaBindWindow;
 import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaMemory;
 import dev.rpcrdma.channel.RdmaMemoryWindow;
-import dev.rpcrdma.channel.fabric.AccessFlags;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
@@ -57,7 +57,7 @@ final class CallExposure {
         RdmaChannel ch = (RdmaChannel) ctx.channel();
         RdmaMemory memory;
         try {
-            memory = ch.registerMemory(buffer, AccessFlags.MW_BIND);
+            memory = ch.registerMemory(buffer, RdmaAccess.MW_BIND);
         } catch (IOException | RuntimeException e) {
             buffer.release();
             throw e;

@@ -1,8 +1,8 @@
 package dev.rpcrdma.handlers.requester;
 
+import dev.rpcrdma.channel.RdmaAccess;
 import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaReceive;
-import dev.rpcrdma.channel.fabric.AccessFlags;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaErrorException;
 import dev.rpcrdma.handlers.RpcRdmaStats;
@@ -264,7 +264,7 @@ public final class RpcRdmaRequester extends ChannelDuplexHandler {
         if (ddpBytes > 0 || replyChunk) {
             ByteBuf region = ctx.alloc().directBuffer((int) ddpBytes + (replyChunk ? maxReply : 0));
             region.writeZero(region.capacity());
-            rpc.exposure.write = CallExposure.expose(ctx, region, AccessFlags.REMOTE_WRITE);
+            rpc.exposure.write = CallExposure.expose(ctx, region, RdmaAccess.REMOTE_WRITE);
             CallExposure.Region w = rpc.exposure.write;
             List<WriteChunk> writeList = new ArrayList<>(chunks);
             rpc.writeOffsets = new int[chunks];
@@ -308,7 +308,7 @@ public final class RpcRdmaRequester extends ChannelDuplexHandler {
             for (DdpItem item : items) {
                 region.writeBytes(item.data(), item.data().readerIndex(), item.length());
             }
-            rpc.exposure.read = CallExposure.expose(ctx, region, AccessFlags.REMOTE_READ);
+            rpc.exposure.read = CallExposure.expose(ctx, region, RdmaAccess.REMOTE_READ);
             CallExposure.Region r = rpc.exposure.read;
             List<ReadSegment> reads = new ArrayList<>(items.size());
             long offset = 0;
@@ -326,7 +326,7 @@ public final class RpcRdmaRequester extends ChannelDuplexHandler {
         // RFC 8166 §3.5.3 Long Call: the whole message in a position-zero Read chunk.
         ByteBuf region = ctx.alloc().directBuffer(inline);
         payload.writeInline(region);
-        rpc.exposure.read = CallExposure.expose(ctx, region, AccessFlags.REMOTE_READ);
+        rpc.exposure.read = CallExposure.expose(ctx, region, RdmaAccess.REMOTE_READ);
         CallExposure.Region r = rpc.exposure.read;
         header = RpcRdmaHeader.nomsg(call.xid(), credit,
                 List.of(new ReadSegment(0, new RdmaSegment(r.rkey, inline, r.address))), rpc.writeList,
