@@ -124,31 +124,42 @@ public final class FabricHarness implements AutoCloseable {
                 + WcStatus.name(wc.status(0)));
     }
 
+    /**
+     * Destroys everything in dependency order; every object is closed even when an earlier one fails (the first
+     * failure is thrown, the rest suppressed), and the buffer is always released.
+     */
     @Override
     public void close() throws Exception {
-        for (AutoCloseable c : extra) {
-            c.close();
+        List<AutoCloseable> all = new ArrayList<>(extra);
+        all.add(qp);
+        all.add(mr);
+        all.add(cq);
+        all.add(compChannel);
+        all.add(pd);
+        all.add(id);
+        all.add(events);
+        all.add(memory::release);
+        closeAll(all);
+    }
+
+    static void closeAll(List<AutoCloseable> all) throws Exception {
+        Exception first = null;
+        for (AutoCloseable c : all) {
+            try {
+                if (c != null) {
+                    c.close();
+                }
+            } catch (Exception e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
         }
-        if (qp != null) {
-            qp.close();
+        if (first != null) {
+            throw first;
         }
-        if (mr != null) {
-            mr.close();
-        }
-        if (cq != null) {
-            cq.close();
-        }
-        if (compChannel != null) {
-            compChannel.close();
-        }
-        if (pd != null) {
-            pd.close();
-        }
-        if (id != null) {
-            id.close();
-        }
-        events.close();
-        memory.release();
     }
 
     /** Client side resolved (address and route) towards {@code to}, its verbs objects set up with {@code access}. */
@@ -199,16 +210,26 @@ public final class FabricHarness implements AutoCloseable {
             }
         }
 
+        /**
+         * Disconnects both sides (best effort: either may be in error or disconnected already), then destroys the
+         * client, the listener and the server; the listener before the server's event channel it lives on.
+         */
         @Override
         public void close() throws Exception {
-            try {
-                client.close();
-                server.close();
-            } finally {
-                if (listenId != null) {
-                    listenId.close();
+            for (FabricHarness h : List.of(client, server)) {
+                if (h.id != null && h.qp != null) {
+                    try {
+                        h.id.disconnect();
+                    } catch (IOException ignored) {
+                        // not connected (any more)
+                    }
                 }
             }
+            List<AutoCloseable> all = new ArrayList<>();
+            all.add(client);
+            all.add(listenId);
+            all.add(server);
+            closeAll(all);
         }
     }
 }

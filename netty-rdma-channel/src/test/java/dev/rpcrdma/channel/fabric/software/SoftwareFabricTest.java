@@ -20,9 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * What only the software device does, beyond the fabric contract ({@code FabricContractSuite}, run on both
  * fabrics): how it surfaces misuse a real device leaves undefined or reports out of band. A completion queue
  * overrun fails the next poll with ENOMEM (rxe raises an asynchronous {@code IBV_EVENT_CQ_ERR}, which the SPI does
- * not carry, and drops the completion; its CQs are also rounded up, 64 asked gives 127), and closing a CQ with an
+ * not carry, and drops the completion; its CQs are also rounded up, 64 asked gives 127), closing a CQ with an
  * unacknowledged event fails with EBUSY (libibverbs' {@code ibv_destroy_cq} waits for the ack, forever in one
- * thread).
+ * thread), and work queues hold exactly the depth granted (rxe holds more than it reports).
  */
 @SuppressWarnings("try")
 class SoftwareFabricTest {
@@ -55,6 +55,28 @@ class SoftwareFabricTest {
             }
             FabricException overflow = assertThrows(FabricException.class, () -> p.server.cq.poll(p.server.wc));
             assertEquals(FabricException.ENOMEM, overflow.errno());
+        }
+    }
+
+    @Test
+    void queuesHoldExactlyTheGrantedDepth() throws Exception {
+        try (FabricHarness.Pair p = pair()) {
+            // rxe holds more than it grants (16 asked, 31 held); the model holds exactly what it grants.
+            assertEquals(16, p.server.qp.capabilities().maxRecvWr);
+            for (int i = 0; i < 16; i++) {
+                p.server.qp.postReceive(i, p.server.address() + i * 64, 64, p.server.mr.lkey());
+            }
+            FabricException rq = assertThrows(FabricException.class,
+                    () -> p.server.qp.postReceive(16, p.server.address(), 64, p.server.mr.lkey()));
+            assertEquals(FabricException.ENOMEM, rq.errno());
+            SendWorkRequest wr = new SendWorkRequest();
+            for (int i = 0; i < 16; i++) { // no receive posted at the client's peer's side: RNR, none completes
+                p.server.qp.postSend(wr.clear().wrId(i).opcode(WrOpcode.SEND)
+                        .addSge(p.server.address(), 8, p.server.mr.lkey()));
+            }
+            FabricException sq = assertThrows(FabricException.class, () -> p.server.qp.postSend(
+                    wr.clear().opcode(WrOpcode.SEND).addSge(p.server.address(), 8, p.server.mr.lkey())));
+            assertEquals(FabricException.ENOMEM, sq.errno());
         }
     }
 
