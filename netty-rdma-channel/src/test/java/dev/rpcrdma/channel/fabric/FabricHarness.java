@@ -184,6 +184,12 @@ public final class FabricHarness implements AutoCloseable {
 
         public Pair(Fabric fabric, InetAddress address, int serverAccess, int clientAccess, int rnrRetry)
                 throws Exception {
+            this(fabric, address, serverAccess, clientAccess, 7, rnrRetry);
+        }
+
+        /** With transport retry count {@code retry} and RNR retry count {@code rnrRetry} on both sides. */
+        public Pair(Fabric fabric, InetAddress address, int serverAccess, int clientAccess, int retry, int rnrRetry)
+                throws Exception {
             server = new FabricHarness(fabric);
             client = new FabricHarness(fabric);
             boolean ok = false;
@@ -193,11 +199,11 @@ public final class FabricHarness implements AutoCloseable {
                 listen.bind(new InetSocketAddress(address, 0));
                 listen.listen(8);
                 CmId cid = client.resolve(listen.localAddress(), clientAccess);
-                cid.connect(new ConnectionParameters(new byte[] {1, 2, 3}, 1, 1, 7, rnrRetry));
+                cid.connect(new ConnectionParameters(new byte[] {1, 2, 3}, 1, 1, retry, rnrRetry));
                 CmEvent req = server.awaitEvent(CmEventType.CONNECT_REQUEST);
                 requestPrivateData = req.privateData();
                 server.setUp(req.id(), serverAccess);
-                req.id().accept(new ConnectionParameters(new byte[] {9, 8}, 1, 1, 7, rnrRetry));
+                req.id().accept(new ConnectionParameters(new byte[] {9, 8}, 1, 1, retry, rnrRetry));
                 acceptPrivateData = client.awaitEvent(CmEventType.ESTABLISHED).privateData();
                 server.awaitEvent(CmEventType.ESTABLISHED);
                 assertNotNull(server.qp);
