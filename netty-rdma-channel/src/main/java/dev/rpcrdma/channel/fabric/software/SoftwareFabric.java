@@ -6,7 +6,9 @@ import dev.rpcrdma.channel.fabric.FabricException;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -32,6 +34,8 @@ public final class SoftwareFabric implements Fabric {
     volatile long flushDelayMillis;
     private final Map<Integer, Object> keys = new HashMap<>();
     private final Map<String, SoftCmId> listeners = new HashMap<>();
+    /** Ids bound with {@code rdma_bind_addr}, per port (the kernel's rdma_cm bind list). */
+    private final Map<Integer, List<SoftCmId>> boundPorts = new HashMap<>();
     /** Live objects per kind, as {@code rdma resource show} counts them on a real device. */
     private final Map<String, Integer> resources = new TreeMap<>();
     private int nextKeyIndex = 1;
@@ -119,11 +123,41 @@ public final class SoftwareFabric implements Fabric {
     }
 
     int ephemeralPort() {
-        int p = nextPort++;
-        if (nextPort > 65535) {
-            nextPort = 49152;
-        }
+        int p;
+        do {
+            p = nextPort++;
+            if (nextPort > 65535) {
+                nextPort = 49152;
+            }
+        } while (boundPorts.containsKey(p));
         return p;
+    }
+
+    /**
+     * {@code rdma_bind_addr}'s port check, as the kernel's rdma_cm does it without {@code SO_REUSEADDR}: a port
+     * already bound by another id fails the bind with EADDRNOTAVAIL when either address is the wildcard, with
+     * EADDRINUSE when both are the same address; different specific addresses may share a port.
+     */
+    void bindPort(InetSocketAddress address, SoftCmId id) throws FabricException {
+        List<SoftCmId> owners = boundPorts.computeIfAbsent(address.getPort(), p -> new ArrayList<>());
+        for (SoftCmId other : owners) {
+            InetAddress a = other.localAddress().getAddress();
+            if (address.getAddress().isAnyLocalAddress() || a.isAnyLocalAddress()) {
+                throw new FabricException("rdma_bind_addr: port " + address.getPort() + " bound by " + a,
+                        FabricException.EADDRNOTAVAIL);
+            }
+            if (a.equals(address.getAddress())) {
+                throw new FabricException("rdma_bind_addr: " + address + " in use", FabricException.EADDRINUSE);
+            }
+        }
+        owners.add(id);
+    }
+
+    void unbindPort(int port, SoftCmId id) {
+        List<SoftCmId> owners = boundPorts.get(port);
+        if (owners != null && owners.remove(id) && owners.isEmpty()) {
+            boundPorts.remove(port);
+        }
     }
 
     int nextQpNum() {
