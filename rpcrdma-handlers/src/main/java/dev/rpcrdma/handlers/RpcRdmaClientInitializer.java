@@ -2,6 +2,7 @@ package dev.rpcrdma.handlers;
 
 import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaChannelOption;
+import dev.rpcrdma.channel.RdmaConnection;
 import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
 import dev.rpcrdma.handlers.requester.RpcRdmaRequester;
 import dev.rpcrdma.oncrpc.RpcStats;
@@ -20,7 +21,8 @@ import java.time.Duration;
  * <pre>
  *   RdmaChannel -> RpcRdmaRequester -> RpcClientHandler
  * </pre>
- * Sets the connect request's RFC 8797 private data (R bit, send and receive sizes) and sizes the channel's receive
+ * The requester reaches the channel only as the {@link RdmaConnection} handed to it here. Sets the connect request's
+ * RFC 8797 private data (R bit, send and receive sizes) and sizes the channel's receive
  * buffers and send slots to exactly what it advertises; thresholds are negotiated when the channel becomes active.
  */
 @ChannelHandler.Sharable
@@ -61,14 +63,16 @@ public final class RpcRdmaClientInitializer extends ChannelInitializer<Channel> 
     protected void initChannel(Channel ch) {
         RpcRdmaPrivateData local = RpcRdmaPrivateData.of(config.remoteInvalidation(), config.sendSize(),
                 config.receiveSize());
+        RdmaConnection connection = null;
         if (ch instanceof RdmaChannel) {
+            connection = (RdmaChannel) ch;
             // Receive buffers hold exactly what we advertise (RFC 8797 §3.1); send slots what we may send.
             ch.config().setOption(RdmaChannelOption.RECEIVE_BUFFER_SIZE, local.receiveSize());
             ch.config().setOption(RdmaChannelOption.MAX_SEND_SIZE, local.sendSize());
             ch.config().setOption(RdmaChannelOption.PRIVATE_DATA, local.encode());
         }
         ChannelPipeline p = ch.pipeline();
-        p.addLast("rpcRdmaRequester", new RpcRdmaRequester(config, local, stats, rpcStats));
+        p.addLast("rpcRdmaRequester", new RpcRdmaRequester(config, local, connection, stats, rpcStats));
         p.addLast("rpcClient", new RpcClientHandler(rpcStats, defaultTimeout));
     }
 }

@@ -2,6 +2,7 @@ package dev.rpcrdma.handlers;
 
 import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaChannelOption;
+import dev.rpcrdma.channel.RdmaConnection;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
 import dev.rpcrdma.handlers.responder.RpcRdmaResponder;
@@ -24,7 +25,8 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  * On each accepted {@link RdmaChannel} it reads the client's RFC 8797 private data (defaults when absent or
  * unrecognisable), sets its own as the accept reply's private data (R bit, send and receive sizes capped by the
  * channel's real {@link RdmaChannelOption#MAX_SEND_SIZE} and {@link RdmaChannelOption#RECEIVE_BUFFER_SIZE}) and
- * negotiates the inline thresholds (RFC 8797 §4.2).
+ * negotiates the inline thresholds (RFC 8797 §4.2). The responder reaches the channel only as the
+ * {@link RdmaConnection} handed to it here.
  *
  * <p>An accepted channel creates its queue pair and posts its receives when it accepts, after this initializer ran,
  * so each connection is sized here to what this side advertises: receive buffers of
@@ -65,8 +67,10 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
     @Override
     protected void initChannel(Channel ch) {
         InlineThresholds thresholds = InlineThresholds.DEFAULTS;
+        RdmaConnection connection = null;
         if (ch instanceof RdmaChannel) {
             RdmaChannel rdma = (RdmaChannel) ch;
+            connection = rdma;
             RpcRdmaPrivateData peer = RpcRdmaPrivateData.parseOrDefaults(rdma.peerPrivateData());
             // Accept-time sizing: the queue pair is created when the channel accepts, after this method.
             int receiveBuffer = config.receiveSize();
@@ -78,7 +82,8 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
             logger.debug("{} RPC-over-RDMA thresholds {} (local {}, peer {})", ch, thresholds, local, peer);
         }
         ChannelPipeline p = ch.pipeline();
-        p.addLast("rpcRdmaResponder", new RpcRdmaResponder(config, thresholds, stats, dispatcher.stats()));
+        p.addLast("rpcRdmaResponder", new RpcRdmaResponder(config, thresholds, connection, stats,
+                dispatcher.stats()));
         p.addLast("rpcDispatcher", dispatcher);
     }
 }
