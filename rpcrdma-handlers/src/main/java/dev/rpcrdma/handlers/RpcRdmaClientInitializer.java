@@ -22,8 +22,8 @@ import java.time.Duration;
  *   RdmaChannel -> RpcRdmaRequester -> RpcClientHandler
  * </pre>
  * The requester reaches the channel only as the {@link RdmaConnection} handed to it here. Sets the connect request's
- * RFC 8797 private data (R bit, send and receive sizes) and sizes the channel's receive
- * buffers and send slots to exactly what it advertises; thresholds are negotiated when the channel becomes active.
+ * RFC 8797 private data (R bit, send and receive sizes) and sizes the channel's receive buffers and send slots to
+ * exactly what it advertises; thresholds are negotiated when the channel becomes active.
  */
 @ChannelHandler.Sharable
 public final class RpcRdmaClientInitializer extends ChannelInitializer<Channel> {

@@ -11,8 +11,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.util.ReferenceCountUtil;
+import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.ObjectUtil;
@@ -35,7 +34,7 @@ import java.util.concurrent.TimeUnit;
  * Netty's own per-channel state), so a call costs no lock, no boxing and no concurrent map; {@link RpcClient}
  * hands each call to the loop in one task.
  */
-public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
+public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundRpcMessage> {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcClientHandler.class);
 
@@ -122,31 +121,23 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** A reply completes its pending call; the message is released afterwards (auto-release). */
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof InboundRpcMessage)) {
-            ctx.fireChannelRead(msg);
+    protected void channelRead0(ChannelHandlerContext ctx, InboundRpcMessage message) {
+        if (!(message.header() instanceof RpcReply)) {
+            stats.recordUnexpectedMessage();
+            logger.warn("{} dropped a CALL received by a client: {}", ctx.channel(), message.header());
             return;
         }
-        InboundRpcMessage message = (InboundRpcMessage) msg;
-        try {
-            if (!(message.header() instanceof RpcReply)) {
-                stats.recordUnexpectedMessage();
-                logger.warn("{} dropped a CALL received by a client: {}", ctx.channel(), message.header());
-                return;
-            }
-            RpcReply reply = (RpcReply) message.header();
-            PendingCall<?> call = pending.remove(reply.xid());
-            if (call == null) {
-                stats.recordUnknownXidReply();
-                logger.warn("{} dropped a reply to no pending call: {}", ctx.channel(), reply);
-                return;
-            }
-            call.cancelTimeout();
-            call.complete(reply, message);
-        } finally {
-            ReferenceCountUtil.release(message);
+        RpcReply reply = (RpcReply) message.header();
+        PendingCall<?> call = pending.remove(reply.xid());
+        if (call == null) {
+            stats.recordUnknownXidReply();
+            logger.warn("{} dropped a reply to no pending call: {}", ctx.channel(), reply);
+            return;
         }
+        call.cancelTimeout();
+        call.complete(reply, message);
     }
 
     /**

@@ -14,8 +14,7 @@ import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.util.ReferenceCountUtil;
+import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -37,7 +36,7 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  * Sharable: one instance serves every connection.
  */
 @ChannelHandler.Sharable
-public final class RpcDispatcher extends ChannelInboundHandlerAdapter {
+public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcMessage> {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcDispatcher.class);
 
@@ -67,22 +66,14 @@ public final class RpcDispatcher extends ChannelInboundHandlerAdapter {
         return stats;
     }
 
+    /** A call is dispatched; the message is released afterwards (auto-release). */
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof InboundRpcMessage)) {
-            ctx.fireChannelRead(msg);
-            return;
-        }
-        InboundRpcMessage message = (InboundRpcMessage) msg;
-        try {
-            if (message.header() instanceof RpcCall) {
-                dispatch(ctx, (RpcCall) message.header(), message);
-            } else {
-                stats.recordUnexpectedMessage();
-                logger.warn("{} dropped a REPLY received by a server: {}", ctx.channel(), message.header());
-            }
-        } finally {
-            ReferenceCountUtil.release(message);
+    protected void channelRead0(ChannelHandlerContext ctx, InboundRpcMessage message) {
+        if (message.header() instanceof RpcCall) {
+            dispatch(ctx, (RpcCall) message.header(), message);
+        } else {
+            stats.recordUnexpectedMessage();
+            logger.warn("{} dropped a REPLY received by a server: {}", ctx.channel(), message.header());
         }
     }
 
