@@ -1,5 +1,6 @@
 package dev.rpcrdma.oncrpc.client;
 
+import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.OpaqueAuth;
@@ -90,6 +91,18 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
                     "connection closed before the call was sent"));
             return;
         }
+        RpcBackchannel backchannel = RpcBackchannel.of(call.channel);
+        if (backchannel != null && backchannel.role() == RpcBackchannel.Role.CALLER) {
+            if (!backchannel.isEnabled()) {
+                // draft-cel-nfsv4-rpcrdma-bidirection §2.2.3: no backward call before the peer said it is prepared.
+                call.args.release();
+                call.future.completeExceptionally(new RpcBackchannelException("the client has not enabled a "
+                        + "backchannel on " + call.channel + " (RpcBackchannel.enable() when it signals it, e.g. "
+                        + "NFSv4.1 CREATE_SESSION with CONN_BACK_CHAN)"));
+                return;
+            }
+            stats.recordBackwardCallSent();
+        }
         int xid = allocateXid();
         call.xid = xid;
         pending.put(xid, call);
@@ -125,8 +138,7 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, InboundRpcMessage message) {
         if (!(message.header() instanceof RpcReply)) {
-            stats.recordUnexpectedMessage();
-            logger.warn("{} dropped a CALL received by a client: {}", ctx.channel(), message.header());
+            backwardCall(ctx, message);
             return;
         }
         RpcReply reply = (RpcReply) message.header();
@@ -137,7 +149,31 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
             return;
         }
         call.cancelTimeout();
+        RpcBackchannel backchannel = RpcBackchannel.of(ctx.channel());
+        if (backchannel != null && backchannel.role() == RpcBackchannel.Role.CALLER) {
+            stats.recordBackwardReplyReceived();
+        }
         call.complete(reply, message);
+    }
+
+    /**
+     * A CALL arriving at a client: a backward call. It goes on to the callback programs behind this handler when the
+     * connection serves callbacks and the upper layer enabled them; otherwise it is logged, counted and dropped
+     * (draft-cel-nfsv4-rpcrdma-bidirection §2.2.3: a peer must not call back before it was told it may; dropping
+     * the message breaks nothing else on the connection).
+     */
+    private void backwardCall(ChannelHandlerContext ctx, InboundRpcMessage message) {
+        RpcBackchannel backchannel = RpcBackchannel.of(ctx.channel());
+        if (backchannel != null && backchannel.role() == RpcBackchannel.Role.CALLBACK_SERVICE
+                && backchannel.isEnabled()) {
+            stats.recordBackwardCallReceived();
+            ctx.fireChannelRead(message.retain());
+            return;
+        }
+        stats.recordUnexpectedMessage();
+        stats.recordBackwardDrop();
+        logger.warn("{} dropped a CALL received by a client ({}): {}", ctx.channel(), backchannel == null
+                ? "no callback service on this connection" : "the backchannel is not enabled", message.header());
     }
 
     /**

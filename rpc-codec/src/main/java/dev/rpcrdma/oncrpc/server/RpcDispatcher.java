@@ -1,5 +1,6 @@
 package dev.rpcrdma.oncrpc.server;
 
+import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.message.AcceptStat;
 import dev.rpcrdma.oncrpc.message.AuthFlavor;
@@ -32,7 +33,10 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  *   <li>procedure threw {@link XdrException} (its arguments did not decode): GARBAGE_ARGS; threw anything else:
  *       SYSTEM_ERR.</li>
  * </ul>
- * A REPLY arriving at a server is logged, counted ({@link RpcStats#unexpectedMessages()}) and dropped.
+ * A REPLY arriving at a server is the reply to a backward call when the connection has a {@link RpcBackchannel} in
+ * the {@link RpcBackchannel.Role#CALLER} role (it goes on to the RpcClientHandler behind the dispatcher); otherwise it
+ * is logged, counted ({@link RpcStats#unexpectedMessages()}) and dropped. On a client connection that serves
+ * callbacks, the dispatcher sits behind the RpcClientHandler and receives the backward calls it passes on.
  * Sharable: one instance serves every connection.
  */
 @ChannelHandler.Sharable
@@ -71,6 +75,10 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
     protected void channelRead0(ChannelHandlerContext ctx, InboundRpcMessage message) {
         if (message.header() instanceof RpcCall) {
             dispatch(ctx, (RpcCall) message.header(), message);
+        } else if (RpcBackchannel.of(ctx.channel()) != null
+                && RpcBackchannel.of(ctx.channel()).role() == RpcBackchannel.Role.CALLER) {
+            // The reply to a backward call: on to the connection's RpcClientHandler behind this dispatcher.
+            ctx.fireChannelRead(message.retain());
         } else {
             stats.recordUnexpectedMessage();
             logger.warn("{} dropped a REPLY received by a server: {}", ctx.channel(), message.header());
