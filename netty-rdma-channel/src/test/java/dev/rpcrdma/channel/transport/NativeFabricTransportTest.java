@@ -2,16 +2,14 @@ package dev.rpcrdma.channel.transport;
 
 import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.fabric.Fabrics;
+import dev.rpcrdma.channel.testing.NativeTestDevice;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The transport suite over the native fabric (libibverbs/librdmacm on Soft-RoCE): only in the VM stage
@@ -43,9 +41,7 @@ class NativeFabricTransportTest extends RdmaTransportSuite {
     @Override
     @BeforeEach
     void startLoop() {
-        assumeTrue(Fabrics.findNative() != null,
-                "SKIPPED: no native RDMA fabric is installed yet (dev.rpcrdma.channel.fabric.Fabric service named"
-                        + " \"native\"); the transport suite ran only on the software fabric");
+        NativeTestDevice.assumeNativeFabric("the transport suite ran only on the software fabric");
         super.startLoop();
     }
 
@@ -61,10 +57,6 @@ class NativeFabricTransportTest extends RdmaTransportSuite {
 
     @Override
     InetAddress address() {
-        try {
-            return InetAddress.getByName(System.getProperty("rdma.test.address", "192.0.2.1"));
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException(e);
-        }
+        return NativeTestDevice.address();
     }
 }

@@ -25,6 +25,11 @@ public final class SoftwareFabric implements Fabric {
     final SoftDevice device = new SoftDevice(this);
     /** The "NIC": one thread executes all work requests and delivers CM events. */
     final SoftEngine engine = new SoftEngine("rdma-software-fabric");
+    /**
+     * How long a queue pair that went to error takes to flush its work requests (0: at once). A real device flushes
+     * asynchronously; tests set this to hold a closing channel in its drain.
+     */
+    volatile long flushDelayMillis;
     private final Map<Integer, Object> keys = new HashMap<>();
     private final Map<String, SoftCmId> listeners = new HashMap<>();
     /** Live objects per kind, as {@code rdma resource show} counts them on a real device. */
@@ -48,6 +53,14 @@ public final class SoftwareFabric implements Fabric {
             }
         }
         return f;
+    }
+
+    /** Sets how long a queue pair that went to error takes to flush its work requests (0, the default: at once). */
+    public void flushDelayMillis(long millis) {
+        if (millis < 0) {
+            throw new IllegalArgumentException("millis: " + millis + " (expected >= 0)");
+        }
+        flushDelayMillis = millis;
     }
 
     /** A new fabric sharing nothing with {@link #instance()}; its engine thread is a daemon. */

@@ -1,6 +1,8 @@
 /**
  * The software fabric: an in-process, pure-Java model of one RDMA device and its RC transport, used when no device
- * exists (and in {@code mvn verify}).
+ * exists (and in {@code mvn verify}). Internal, behind the fabric SPI: it imports only the SPI, and only
+ * {@link dev.rpcrdma.channel.fabric.software.SoftwareFabric} is public (what {@code RdmaFabric.SOFTWARE} stands for;
+ * tests use it directly).
  *
  * <p>It is a device model, not a mock. One engine thread plays the NIC: posted work requests execute
  * asynchronously, in order per queue pair, moving bytes between registered native memory with
