@@ -14,6 +14,10 @@ public final class RpcStats {
     private final LongAdder malformedMessages = new LongAdder();
     private final LongAdder unknownXidReplies = new LongAdder();
     private final LongAdder unexpectedMessages = new LongAdder();
+    private final LongAdder backwardCallsSent = new LongAdder();
+    private final LongAdder backwardCallsReceived = new LongAdder();
+    private final LongAdder backwardRepliesReceived = new LongAdder();
+    private final LongAdder backwardDrops = new LongAdder();
 
     /** Records (or fragments) that declared more than the configured maximum; the connection was closed. */
     public long oversizedRecords() {
@@ -38,6 +42,50 @@ public final class RpcStats {
     /** Calls received by a client or replies received by a server; dropped. */
     public long unexpectedMessages() {
         return unexpectedMessages.sum();
+    }
+
+    /** Backward calls (server to client, {@link RpcBackchannel}) this side sent. */
+    public long backwardCallsSent() {
+        return backwardCallsSent.sum();
+    }
+
+    /** Backward calls this side received and dispatched to its callback programs. */
+    public long backwardCallsReceived() {
+        return backwardCallsReceived.sum();
+    }
+
+    /** Replies to this side's backward calls that arrived. */
+    public long backwardRepliesReceived() {
+        return backwardRepliesReceived.sum();
+    }
+
+    /**
+     * Backward-direction messages dropped: a backward call on a connection whose backchannel is not enabled, or
+     * one the transport refused (RPC-over-RDMA: chunks, over size, beyond the backward credits; the connection
+     * was then closed).
+     */
+    public long backwardDrops() {
+        return backwardDrops.sum();
+    }
+
+    /** Counts a backward call sent. */
+    public void recordBackwardCallSent() {
+        backwardCallsSent.increment();
+    }
+
+    /** Counts a backward call received. */
+    public void recordBackwardCallReceived() {
+        backwardCallsReceived.increment();
+    }
+
+    /** Counts a reply to a backward call. */
+    public void recordBackwardReplyReceived() {
+        backwardRepliesReceived.increment();
+    }
+
+    /** Counts a dropped backward-direction message. */
+    public void recordBackwardDrop() {
+        backwardDrops.increment();
     }
 
     /** Counts an oversized record. */
@@ -69,6 +117,7 @@ public final class RpcStats {
     public String toString() {
         return "RpcStats(oversized=" + oversizedRecords() + ", truncated=" + truncatedRecords() + ", malformed="
                 + malformedMessages() + ", unknownXid=" + unknownXidReplies() + ", unexpected="
-                + unexpectedMessages() + ')';
+                + unexpectedMessages() + ", backward sent/received/replies/drops=" + backwardCallsSent() + '/'
+                + backwardCallsReceived() + '/' + backwardRepliesReceived() + '/' + backwardDrops() + ')';
     }
 }

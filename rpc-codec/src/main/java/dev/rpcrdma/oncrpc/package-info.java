@@ -32,7 +32,9 @@
  *       {@code maxReplySize()} are local hints for provisioning Write chunks and a Reply chunk.</li>
  *   <li>A call the transport knows has failed for good (e.g. RDMA_ERROR) is failed with a typed exception by
  *       firing {@code RpcCallFailedEvent(xid, cause)} up the pipeline: the client handler completes that call's
- *       future with the cause itself.</li>
+ *       future with the cause itself. That is the only signal of such a failure: the write promise of an
+ *       {@code OutboundRpcMessage} completes when the transport has written it, as any Netty write does, never
+ *       at the reply.</li>
  * </ul>
  */
 package dev.rpcrdma.oncrpc;

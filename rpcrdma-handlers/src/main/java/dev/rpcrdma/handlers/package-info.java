@@ -10,18 +10,45 @@
  * </pre>
  * Installed by {@link dev.rpcrdma.handlers.RpcRdmaServerInitializer} and
  * {@link dev.rpcrdma.handlers.RpcRdmaClientInitializer}, the counterparts of rpc-codec's TCP initializers: a server
- * moves from TCP to RDMA by changing only the event-loop factory, the channel class and the initializer.
+ * moves from TCP to RDMA by changing only the event-loop factory, the channel class and the initializer. The
+ * initializers are the only code here that knows {@code RdmaChannel}: they hand each handler the channel as a
+ * {@link dev.rpcrdma.channel.RdmaConnection} (peer private data, posted receives, memory registration and windows,
+ * upper-layer writability), the one narrow interface the handlers reach the transport through, so a unit test can
+ * fake it. RDMA Read, RDMA Write and window binds are messages written into the pipeline.
  * <ul>
  *   <li>{@code header}: the transport header (RFC 8166 §4.1) as values, its bounded decoder and its encoder;</li>
  *   <li>{@code negotiation}: RFC 8797 CM private data and the inline thresholds it yields;</li>
  *   <li>{@code credits}: requester and responder credit accounting (RFC 8166 §3.3.1);</li>
- *   <li>{@code requester}: chunk reduction of calls, provisioning of Write chunks (one per expected DDP-eligible
- *       result item, RFC 8166 §4.3.2) and a Reply chunk, memory exposure and invalidation, reply checking; an
- *       RDMA_ERROR fails its RPC with {@link dev.rpcrdma.handlers.RpcRdmaErrorException} through rpc-codec's
- *       {@code RpcCallFailedEvent};</li>
- *   <li>{@code responder}: header checking and RDMA_ERROR answers, Read chunk pulling and reassembly, Write chunk
- *       and Reply chunk filling, Send With Invalidate.</li>
+ *   <li>{@code requester}: the client side (below);</li>
+ *   <li>{@code responder}: the server side (below);</li>
+ *   <li>{@link dev.rpcrdma.handlers.RdmaReceiveHandler}: the inbound skeleton both share (an
+ *       {@link dev.rpcrdma.channel.RdmaReceive} is handled, then released).</li>
  * </ul>
+ *
+ * <h2>One RPC, from {@code RpcClient.call} to its reply</h2>
+ * <ol>
+ *   <li>{@code RpcClientHandler} (rpc-codec) allocates the xid, keeps the call's future in its table and writes an
+ *       {@code OutboundRpcMessage}.</li>
+ *   <li>{@code RpcRdmaRequester} wraps it in a {@code RequesterCall}, the per-call context, and queues it until a
+ *       credit is free (writability off meanwhile, RFC 8166 §3.3.1).</li>
+ *   <li>{@code CallReduction} decides inline, Read chunks or Long Call (RFC 8166 §3.5), provisions Write and Reply
+ *       chunks and exposes the call's memory ({@code CallExposure}); the Send is written, its promise completes
+ *       when it is posted, and the call enters the requester's call table (xid to {@code RequesterCall}).</li>
+ *   <li>On the server, {@code RpcRdmaResponder} checks the header (RDMA_ERROR on bad input, RFC 8166 §4.5), admits
+ *       the call against its credits and keeps a {@code ResponderCall} in its call table; the call's Read chunks
+ *       are pulled with RDMA Read, the {@code ResponderCall} counting them, and the stream reassembled
+ *       ({@code CallReassembly}) and passed to {@code RpcDispatcher} as an {@code InboundRpcMessage}.</li>
+ *   <li>The procedure's reply comes back to the responder, which takes its {@code ResponderCall} out of the table;
+ *       {@code ReplyPlacement} decides which result items go into Write chunks and whether the rest fits inline or
+ *       goes into the Reply chunk; RDMA Writes, then the Send (With Invalidate when RFC 8797 §4.1 allows).</li>
+ *   <li>The requester matches the reply to its {@code RequesterCall}, checks it against what was provided,
+ *       ends the exposure (invalidation before any byte is used) and passes an {@code InboundRpcMessage} up;
+ *       {@code RpcClientHandler} completes the future. An RDMA_ERROR instead is reported once, as an
+ *       {@code RpcCallFailedEvent} carrying {@link dev.rpcrdma.handlers.RpcRdmaErrorException}.</li>
+ * </ol>
+ * Each direction of a connection keeps one primitive-keyed call table of per-call contexts: the requester's holds
+ * the calls this end sent, the responder's the calls it received. A backward direction (RFC 8167) adds the other
+ * role's table on the same connection beside the forward one.
  *
  * <h2>Memory exposure and invalidation (the requester)</h2>
  * Each RPC exposes only buffers of its own, copied from the call's payload (Read chunks) or allocated for the

@@ -5,9 +5,11 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.util.internal.ObjectUtil;
+import io.netty.util.internal.ThreadExecutorMap;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
@@ -79,6 +81,44 @@ public final class RpcClient {
         ObjectUtil.checkNotNull(decoder, "decoder");
         ObjectUtil.checkNotNull(options, "options");
         return start(prog, vers, proc, args, decoder, options, true).future;
+    }
+
+    /**
+     * The blocking form of {@link #call(int, int, int, XdrPayload, RpcReplyDecoder, CallOptions)}: waits on the
+     * calling thread for the results, and throws the call's typed failure as is ({@link RpcReplyException},
+     * {@link RpcTimeoutException}, {@link RpcConnectionClosedException}, {@link RpcBackchannelException}, the
+     * transport's own, the decoder's {@link dev.rpcrdma.oncrpc.xdr.XdrException}). Never on an event loop (it would
+     * wait for itself): from there use {@code call} and its future.
+     *
+     * @throws IllegalStateException on an event-loop thread
+     */
+    public <T> T callAndWait(int prog, int vers, int proc, XdrPayload args, RpcReplyDecoder<T> decoder,
+                             CallOptions options) throws RpcException, InterruptedException {
+        if (channel.eventLoop().inEventLoop() || isEventLoopThread()) {
+            args.release();
+            throw new IllegalStateException("callAndWait on an event-loop thread would block it: use call()");
+        }
+        CompletableFuture<T> future = call(prog, vers, proc, args, decoder, options);
+        try {
+            return future.get();
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RpcException) {
+                throw (RpcException) cause;
+            }
+            if (cause instanceof RuntimeException) {
+                throw (RuntimeException) cause;
+            }
+            if (cause instanceof Error) {
+                throw (Error) cause;
+            }
+            throw new RpcException("call failed: " + cause, cause);
+        }
+    }
+
+    /** Whether this thread runs any Netty event loop (waiting there would stall that loop's channels). */
+    private static boolean isEventLoopThread() {
+        return ThreadExecutorMap.currentExecutor() instanceof EventLoop;
     }
 
     /**

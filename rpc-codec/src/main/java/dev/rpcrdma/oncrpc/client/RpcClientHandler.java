@@ -1,5 +1,6 @@
 package dev.rpcrdma.oncrpc.client;
 
+import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.OpaqueAuth;
@@ -11,8 +12,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.util.ReferenceCountUtil;
+import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.ObjectUtil;
@@ -35,7 +35,7 @@ import java.util.concurrent.TimeUnit;
  * Netty's own per-channel state), so a call costs no lock, no boxing and no concurrent map; {@link RpcClient}
  * hands each call to the loop in one task.
  */
-public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
+public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundRpcMessage> {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcClientHandler.class);
 
@@ -91,6 +91,18 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
                     "connection closed before the call was sent"));
             return;
         }
+        RpcBackchannel backchannel = RpcBackchannel.of(call.channel);
+        if (backchannel != null && backchannel.role() == RpcBackchannel.Role.CALLER) {
+            if (!backchannel.isEnabled()) {
+                // draft-cel-nfsv4-rpcrdma-bidirection §2.2.3: no backward call before the peer said it is prepared.
+                call.args.release();
+                call.future.completeExceptionally(new RpcBackchannelException("the client has not enabled a "
+                        + "backchannel on " + call.channel + " (RpcBackchannel.enable() when it signals it, e.g. "
+                        + "NFSv4.1 CREATE_SESSION with CONN_BACK_CHAN)"));
+                return;
+            }
+            stats.recordBackwardCallSent();
+        }
         int xid = allocateXid();
         call.xid = xid;
         pending.put(xid, call);
@@ -122,31 +134,46 @@ public final class RpcClientHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** A reply completes its pending call; the message is released afterwards (auto-release). */
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof InboundRpcMessage)) {
-            ctx.fireChannelRead(msg);
+    protected void channelRead0(ChannelHandlerContext ctx, InboundRpcMessage message) {
+        if (!(message.header() instanceof RpcReply)) {
+            backwardCall(ctx, message);
             return;
         }
-        InboundRpcMessage message = (InboundRpcMessage) msg;
-        try {
-            if (!(message.header() instanceof RpcReply)) {
-                stats.recordUnexpectedMessage();
-                logger.warn("{} dropped a CALL received by a client: {}", ctx.channel(), message.header());
-                return;
-            }
-            RpcReply reply = (RpcReply) message.header();
-            PendingCall<?> call = pending.remove(reply.xid());
-            if (call == null) {
-                stats.recordUnknownXidReply();
-                logger.warn("{} dropped a reply to no pending call: {}", ctx.channel(), reply);
-                return;
-            }
-            call.cancelTimeout();
-            call.complete(reply, message);
-        } finally {
-            ReferenceCountUtil.release(message);
+        RpcReply reply = (RpcReply) message.header();
+        PendingCall<?> call = pending.remove(reply.xid());
+        if (call == null) {
+            stats.recordUnknownXidReply();
+            logger.warn("{} dropped a reply to no pending call: {}", ctx.channel(), reply);
+            return;
         }
+        call.cancelTimeout();
+        RpcBackchannel backchannel = RpcBackchannel.of(ctx.channel());
+        if (backchannel != null && backchannel.role() == RpcBackchannel.Role.CALLER) {
+            stats.recordBackwardReplyReceived();
+        }
+        call.complete(reply, message);
+    }
+
+    /**
+     * A CALL arriving at a client: a backward call. It goes on to the callback programs behind this handler when the
+     * connection serves callbacks and the upper layer enabled them; otherwise it is logged, counted and dropped
+     * (draft-cel-nfsv4-rpcrdma-bidirection §2.2.3: a peer must not call back before it was told it may; dropping
+     * the message breaks nothing else on the connection).
+     */
+    private void backwardCall(ChannelHandlerContext ctx, InboundRpcMessage message) {
+        RpcBackchannel backchannel = RpcBackchannel.of(ctx.channel());
+        if (backchannel != null && backchannel.role() == RpcBackchannel.Role.CALLBACK_SERVICE
+                && backchannel.isEnabled()) {
+            stats.recordBackwardCallReceived();
+            ctx.fireChannelRead(message.retain());
+            return;
+        }
+        stats.recordUnexpectedMessage();
+        stats.recordBackwardDrop();
+        logger.warn("{} dropped a CALL received by a client ({}): {}", ctx.channel(), backchannel == null
+                ? "no callback service on this connection" : "the backchannel is not enabled", message.header());
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.rpcrdma.oncrpc.server;
 
+import dev.rpcrdma.oncrpc.RpcBackchannel;
+import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.message.AcceptStat;
 import dev.rpcrdma.oncrpc.message.AuthStat;
 import dev.rpcrdma.oncrpc.message.AuthSysCredential;
@@ -54,6 +56,31 @@ public final class RpcCallContext {
     /** The channel the call came in on (for its address or attributes; do not write to it directly). */
     public Channel channel() {
         return ctx.channel();
+    }
+
+    /**
+     * The backchannel of the connection the call came on (null if the server was not set up with one): to read
+     * its size limit or to {@link RpcBackchannel#enable() enable} it when the client asked for it.
+     */
+    public RpcBackchannel backchannel() {
+        return RpcBackchannel.of(ctx.channel());
+    }
+
+    /**
+     * A client calling back over the connection this call came on (backward direction), with the ordinary client
+     * API: asynchronous {@link RpcClient#call}, blocking {@link RpcClient#callAndWait}, timeouts, typed errors. Its
+     * calls fail with {@link dev.rpcrdma.oncrpc.client.RpcBackchannelException} until the backchannel is enabled.
+     *
+     * @throws IllegalStateException if the server was not set up with a backchannel
+     *         ({@code TcpRpcServerInitializer.withBackchannel()}, {@code RpcRdmaServerInitializer.withBackchannel()})
+     */
+    public RpcClient callback() {
+        RpcBackchannel b = RpcBackchannel.of(ctx.channel());
+        if (b == null || b.role() != RpcBackchannel.Role.CALLER) {
+            throw new IllegalStateException("no backchannel on " + ctx.channel() + ": set the server up with one "
+                    + "(TcpRpcServerInitializer.withBackchannel(), RpcRdmaServerInitializer.withBackchannel())");
+        }
+        return RpcClient.of(ctx.channel());
     }
 
     /** Allocator for result buffers. */

@@ -1,5 +1,6 @@
 package dev.rpcrdma.oncrpc.server;
 
+import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.message.AcceptStat;
 import dev.rpcrdma.oncrpc.message.AuthFlavor;
@@ -14,8 +15,7 @@ import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.util.ReferenceCountUtil;
+import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -33,11 +33,14 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  *   <li>procedure threw {@link XdrException} (its arguments did not decode): GARBAGE_ARGS; threw anything else:
  *       SYSTEM_ERR.</li>
  * </ul>
- * A REPLY arriving at a server is logged, counted ({@link RpcStats#unexpectedMessages()}) and dropped.
+ * A REPLY arriving at a server is the reply to a backward call when the connection has a {@link RpcBackchannel} in
+ * the {@link RpcBackchannel.Role#CALLER} role (it goes on to the RpcClientHandler behind the dispatcher); otherwise it
+ * is logged, counted ({@link RpcStats#unexpectedMessages()}) and dropped. On a client connection that serves
+ * callbacks, the dispatcher sits behind the RpcClientHandler and receives the backward calls it passes on.
  * Sharable: one instance serves every connection.
  */
 @ChannelHandler.Sharable
-public final class RpcDispatcher extends ChannelInboundHandlerAdapter {
+public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcMessage> {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcDispatcher.class);
 
@@ -67,22 +70,18 @@ public final class RpcDispatcher extends ChannelInboundHandlerAdapter {
         return stats;
     }
 
+    /** A call is dispatched; the message is released afterwards (auto-release). */
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof InboundRpcMessage)) {
-            ctx.fireChannelRead(msg);
-            return;
-        }
-        InboundRpcMessage message = (InboundRpcMessage) msg;
-        try {
-            if (message.header() instanceof RpcCall) {
-                dispatch(ctx, (RpcCall) message.header(), message);
-            } else {
-                stats.recordUnexpectedMessage();
-                logger.warn("{} dropped a REPLY received by a server: {}", ctx.channel(), message.header());
-            }
-        } finally {
-            ReferenceCountUtil.release(message);
+    protected void channelRead0(ChannelHandlerContext ctx, InboundRpcMessage message) {
+        if (message.header() instanceof RpcCall) {
+            dispatch(ctx, (RpcCall) message.header(), message);
+        } else if (RpcBackchannel.of(ctx.channel()) != null
+                && RpcBackchannel.of(ctx.channel()).role() == RpcBackchannel.Role.CALLER) {
+            // The reply to a backward call: on to the connection's RpcClientHandler behind this dispatcher.
+            ctx.fireChannelRead(message.retain());
+        } else {
+            stats.recordUnexpectedMessage();
+            logger.warn("{} dropped a REPLY received by a server: {}", ctx.channel(), message.header());
         }
     }
 

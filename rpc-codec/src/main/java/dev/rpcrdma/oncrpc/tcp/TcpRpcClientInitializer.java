@@ -1,7 +1,9 @@
 package dev.rpcrdma.oncrpc.tcp;
 
+import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.client.RpcClientHandler;
+import dev.rpcrdma.oncrpc.server.RpcDispatcher;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
@@ -24,6 +26,8 @@ public final class TcpRpcClientInitializer extends ChannelInitializer<Channel> {
     private final RpcStats stats;
     private final TcpRpcConfig config;
     private final Duration defaultTimeout;
+    /** Null, or the callback programs served on each connection. */
+    private final RpcDispatcher callbacks;
 
     /** Defaults: {@link TcpRpcConfig#DEFAULT}, 30 s timeout, fresh counters. */
     public TcpRpcClientInitializer() {
@@ -32,9 +36,25 @@ public final class TcpRpcClientInitializer extends ChannelInitializer<Channel> {
 
     /** With shared counters, sizes and a default call timeout. */
     public TcpRpcClientInitializer(RpcStats stats, TcpRpcConfig config, Duration defaultTimeout) {
+        this(stats, config, defaultTimeout, null);
+    }
+
+    private TcpRpcClientInitializer(RpcStats stats, TcpRpcConfig config, Duration defaultTimeout,
+                                    RpcDispatcher callbacks) {
         this.stats = ObjectUtil.checkNotNull(stats, "stats");
         this.config = ObjectUtil.checkNotNull(config, "config");
         this.defaultTimeout = ObjectUtil.checkNotNull(defaultTimeout, "defaultTimeout");
+        this.callbacks = callbacks;
+    }
+
+    /**
+     * The same, serving backward calls (callbacks) from the server on each connection with {@code callbacks}
+     * ({@link RpcBackchannel.Role#CALLBACK_SERVICE}) once the connection's backchannel is enabled
+     * ({@code RpcBackchannel.of(channel).enable()}, before telling the server, e.g. before NFSv4.1 CREATE_SESSION).
+     */
+    public TcpRpcClientInitializer withCallbacks(RpcDispatcher callbacks) {
+        return new TcpRpcClientInitializer(stats, config, defaultTimeout,
+                ObjectUtil.checkNotNull(callbacks, "callbacks"));
     }
 
     /** The counters shared by the connections this initializer sets up. */
@@ -50,5 +70,9 @@ public final class TcpRpcClientInitializer extends ChannelInitializer<Channel> {
         p.addLast("rpcDecoder", new RpcMessageDecoder(stats));
         p.addLast("rpcEncoder", new RpcMessageEncoder());
         p.addLast("rpcClient", new RpcClientHandler(stats, defaultTimeout));
+        if (callbacks != null) {
+            RpcBackchannel.install(ch, RpcBackchannel.Role.CALLBACK_SERVICE, stats, config.maxRecordSize());
+            p.addLast("rpcCallbacks", callbacks);
+        }
     }
 }

@@ -1,5 +1,7 @@
 package dev.rpcrdma.oncrpc.tcp;
 
+import dev.rpcrdma.oncrpc.RpcBackchannel;
+import dev.rpcrdma.oncrpc.client.RpcClientHandler;
 import dev.rpcrdma.oncrpc.server.RpcDispatcher;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -7,13 +9,16 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.util.internal.ObjectUtil;
 
+import java.time.Duration;
+
 /**
  * Pipeline of an ONC RPC server connection over a byte stream (TCP on NIO or epoll; also AF_UNIX): record
  * marking, message codec, then the transport-agnostic {@link RpcDispatcher}.
  * <pre>
  *   RecordMarkingDecoder -> RpcMessageDecoder -> RpcDispatcher
- *   RecordMarkingEncoder <- RpcMessageEncoder <-
+ *   RecordMarkingEncoder <- RpcMessageEncoder <-               (-> RpcClientHandler: backward calls)
  * </pre>
+ * With {@link #withBackchannel()} the server can call clients back on their connections (NFSv4.1 style).
  * Use as the child handler of a {@code ServerBootstrap}.
  */
 @ChannelHandler.Sharable
@@ -21,6 +26,8 @@ public final class TcpRpcServerInitializer extends ChannelInitializer<Channel> {
 
     private final RpcDispatcher dispatcher;
     private final TcpRpcConfig config;
+    /** Null, or the default timeout of backward calls (a backchannel is set up). */
+    private final Duration backchannelTimeout;
 
     /** With default record and fragment sizes. */
     public TcpRpcServerInitializer(RpcDispatcher dispatcher) {
@@ -29,8 +36,28 @@ public final class TcpRpcServerInitializer extends ChannelInitializer<Channel> {
 
     /** With the given record and fragment sizes. */
     public TcpRpcServerInitializer(RpcDispatcher dispatcher, TcpRpcConfig config) {
+        this(dispatcher, config, null);
+    }
+
+    private TcpRpcServerInitializer(RpcDispatcher dispatcher, TcpRpcConfig config, Duration backchannelTimeout) {
         this.dispatcher = ObjectUtil.checkNotNull(dispatcher, "dispatcher");
         this.config = ObjectUtil.checkNotNull(config, "config");
+        this.backchannelTimeout = backchannelTimeout;
+    }
+
+    /**
+     * The same, with a backchannel on each connection ({@link RpcBackchannel.Role#CALLER}): procedures call the
+     * client back through {@code RpcCallContext.callback()} once the backchannel is enabled; an
+     * {@link RpcClientHandler} behind the dispatcher takes the replies. Backward calls time out after
+     * {@code timeout} unless their options say otherwise.
+     */
+    public TcpRpcServerInitializer withBackchannel(Duration timeout) {
+        return new TcpRpcServerInitializer(dispatcher, config, ObjectUtil.checkNotNull(timeout, "timeout"));
+    }
+
+    /** {@link #withBackchannel(Duration)} with a 30 s timeout. */
+    public TcpRpcServerInitializer withBackchannel() {
+        return withBackchannel(TcpRpcClientInitializer.DEFAULT_TIMEOUT);
     }
 
     @Override
@@ -41,5 +68,9 @@ public final class TcpRpcServerInitializer extends ChannelInitializer<Channel> {
         p.addLast("rpcDecoder", new RpcMessageDecoder(dispatcher.stats()));
         p.addLast("rpcEncoder", new RpcMessageEncoder());
         p.addLast("rpcDispatcher", dispatcher);
+        if (backchannelTimeout != null) {
+            RpcBackchannel.install(ch, RpcBackchannel.Role.CALLER, dispatcher.stats(), config.maxRecordSize());
+            p.addLast("rpcBackchannel", new RpcClientHandler(dispatcher.stats(), backchannelTimeout));
+        }
     }
 }

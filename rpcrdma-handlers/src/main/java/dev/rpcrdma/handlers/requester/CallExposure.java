@@ -2,7 +2,7 @@ package dev.rpcrdma.handlers.requester;
 
 import dev.rpcrdma.channel.RdmaAccess;
 import dev.rpcrdma.channel.RdmaBindWindow;
-import dev.rpcrdma.channel.RdmaChannel;
+import dev.rpcrdma.channel.RdmaConnection;
 import dev.rpcrdma.channel.RdmaMemory;
 import dev.rpcrdma.channel.RdmaMemoryWindow;
 import dev.rpcrdma.handlers.RpcRdmaStats;
@@ -53,18 +53,18 @@ final class CallExposure {
      * Registers {@code buffer} (takes ownership) and binds a fresh window over all of it with {@code access}; the
      * bind is written (not flushed) ahead of the Send that advertises it, so the send queue orders them.
      */
-    static Region expose(ChannelHandlerContext ctx, ByteBuf buffer, int access) throws IOException {
-        RdmaChannel ch = (RdmaChannel) ctx.channel();
+    static Region expose(ChannelHandlerContext ctx, RdmaConnection connection, ByteBuf buffer, int access)
+            throws IOException {
         RdmaMemory memory;
         try {
-            memory = ch.registerMemory(buffer, RdmaAccess.MW_BIND);
+            memory = connection.registerMemory(buffer, RdmaAccess.MW_BIND);
         } catch (IOException | RuntimeException e) {
             buffer.release();
             throw e;
         }
         RdmaMemoryWindow window;
         try {
-            window = ch.allocateMemoryWindow();
+            window = connection.allocateMemoryWindow();
         } catch (IOException | RuntimeException e) {
             memory.deregister();
             buffer.release();

@@ -1,17 +1,19 @@
 package dev.rpcrdma.handlers.responder;
 
-import dev.rpcrdma.channel.RdmaChannel;
+import dev.rpcrdma.channel.RdmaConnection;
 import dev.rpcrdma.channel.RdmaMemory;
 import dev.rpcrdma.channel.RdmaRead;
 import dev.rpcrdma.channel.RdmaReceive;
 import dev.rpcrdma.channel.RdmaSend;
 import dev.rpcrdma.channel.RdmaWrite;
+import dev.rpcrdma.handlers.RdmaReceiveHandler;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaStats;
+import dev.rpcrdma.handlers.backchannel.BackwardCaller;
+import dev.rpcrdma.handlers.backchannel.BackwardMessages;
 import dev.rpcrdma.handlers.credits.ResponderCredits;
 import dev.rpcrdma.handlers.header.RdmaProcedure;
 import dev.rpcrdma.handlers.header.RdmaSegment;
-import dev.rpcrdma.handlers.header.ReadSegment;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderDecoder;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderEncoder;
@@ -27,67 +29,90 @@ import dev.rpcrdma.oncrpc.xdr.DdpItem;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
- * The responder (server) side of RPC-over-RDMA Version 1 on one connection, between an {@link RdmaChannel} and the
- * transport-agnostic {@code RpcDispatcher}.
+ * The responder (server) side of RPC-over-RDMA Version 1 on one connection, between the RDMA channel and the
+ * transport-agnostic {@code RpcDispatcher}; it reaches the transport only through the {@link RdmaConnection} it was
+ * given.
  *
  * <p>Inbound: each {@link RdmaReceive} is a transport header (RFC 8166 §4.1) checked by
  * {@link RpcRdmaHeaderDecoder}; shorter than 28 bytes it is silently discarded (logged, counted); a bad version is
  * answered with RDMA_ERROR ERR_VERS 1..1 and any other header or chunk error with ERR_CHUNK (RFC 8166 §4.5). A call
- * beyond every credit grant closes the connection ({@link ResponderCredits}). Read chunks are pulled with RDMA Read
- * into memory registered for local write only, reassembled with their XDR pads ({@link CallReassembly}) and the
- * stream decoded by {@link RpcMessageCodec}; its XID must equal the header's.
+ * beyond every credit grant closes the connection ({@link ResponderCredits}). An admitted call becomes a
+ * {@link ResponderCall} in the call table until its reply. Its Read chunks are pulled with RDMA Read into memory
+ * registered for local write only, reassembled with their XDR pads ({@link CallReassembly}) and the stream decoded
+ * by {@link RpcMessageCodec}; its XID must equal the header's.
  *
- * <p>Outbound: the {@link OutboundRpcMessage} reply of a call received here. DDP-eligible result item i goes into
- * the call's Write chunk i with RDMA Write (RFC 8166 §4.3.2.1: the requester matches chunks to items by position);
- * an item whose chunk is empty (RFC 8166 §4.3.2.3) or too small stays inline and that chunk comes back empty or
- * with zero lengths, as does a chunk with no item (RFC 8166 §3.4.6, §4.3.2.2). The rest is sent inline
- * (RDMA_MSG) when it fits the server-to-client inline threshold, else written into the Reply chunk (RDMA_NOMSG,
- * Long Reply); with no or too small a Reply chunk the call is answered with ERR_CHUNK (RFC 8166 §4.5.3) and logged.
- * When both peers set the R bit and every segment of the call names one handle, the reply is a Send With
- * Invalidate of that handle (RFC 8797 §4.1).
+ * <p>Outbound: the {@link OutboundRpcMessage} reply of a call received here, placed per {@link ReplyPlacement}.
+ * DDP-eligible result item i goes into the call's Write chunk i with RDMA Write (RFC 8166 §4.3.2.1); an item whose
+ * chunk is empty (RFC 8166 §4.3.2.3) or too small stays inline and that chunk comes back empty or with zero lengths,
+ * as does a chunk with no item (RFC 8166 §3.4.6, §4.3.2.2). The rest is sent inline (RDMA_MSG) when it fits the
+ * server-to-client inline threshold, else written into the Reply chunk (RDMA_NOMSG, Long Reply); with no or too
+ * small a Reply chunk the call is answered with ERR_CHUNK (RFC 8166 §4.5.3), logged, and the reply's write promise
+ * fails. When both peers set the R bit and every segment of the call names one handle, the reply is a Send With
+ * Invalidate of that handle (RFC 8797 §4.1). The reply's write promise is its Send's.
  *
  * <p>Event-loop confined; not sharable.
  */
-public final class RpcRdmaResponder extends ChannelDuplexHandler {
+public final class RpcRdmaResponder extends RdmaReceiveHandler {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcRdmaResponder.class);
 
     private final RpcRdmaConfig config;
     private final InlineThresholds thresholds;
+    private final RdmaConnection connection;
     private final RpcRdmaStats stats;
     private final RpcStats rpcStats;
     private final RpcRdmaHeaderDecoder decoder;
     private final ResponderCredits credits;
-    private final Map<Integer, RpcRdmaHeader> calls = new HashMap<>();
+    /** Calls received and not yet answered, by xid. */
+    private final IntObjectHashMap<ResponderCall> calls = new IntObjectHashMap<>();
+    /** Backward calls to the client (RFC 8167 backchannel), or null without one. */
+    private final BackwardCaller backward;
+    private ChannelHandlerContext ctx;
     private boolean closed;
 
     /**
      * @param thresholds the negotiated inline thresholds (this side's send threshold is server-to-client)
+     * @param connection the RDMA connection below, or null on a channel that is not RDMA (no chunks; grants
+     *                   bounded by the configuration only)
      */
-    public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RpcRdmaStats stats,
-                            RpcStats rpcStats) {
+    public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
+                            RpcRdmaStats stats, RpcStats rpcStats) {
+        this(config, thresholds, connection, stats, rpcStats, null);
+    }
+
+    /**
+     * A responder that also makes backward calls through {@code backward} (null: none), on a connection whose
+     * {@code RpcBackchannel} is installed in the CALLER role.
+     */
+    public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
+                            RpcRdmaStats stats, RpcStats rpcStats, BackwardCaller backward) {
+        this.backward = backward;
         this.config = ObjectUtil.checkNotNull(config, "config");
         this.thresholds = ObjectUtil.checkNotNull(thresholds, "thresholds");
+        this.connection = connection;
         this.stats = ObjectUtil.checkNotNull(stats, "stats");
         this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
         this.decoder = new RpcRdmaHeaderDecoder(config.limits());
         this.credits = new ResponderCredits(config.minGrant(), config.maxGrant());
+    }
+
+    /** A responder with no RDMA connection: inline messages only. */
+    public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RpcRdmaStats stats,
+                            RpcStats rpcStats) {
+        this(config, thresholds, null, stats, rpcStats);
     }
 
     /** The negotiated thresholds. */
@@ -100,26 +125,27 @@ public final class RpcRdmaResponder extends ChannelDuplexHandler {
         return credits.outstanding();
     }
 
+    /** The backward caller, or null without a backchannel. */
+    public BackwardCaller backward() {
+        return backward;
+    }
+
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof RdmaReceive)) {
-            ctx.fireChannelRead(msg);
-            return;
-        }
-        RdmaReceive r = (RdmaReceive) msg;
-        try {
-            if (!closed) {
-                onReceive(ctx, r.content());
-            }
-        } catch (Throwable t) {
-            logger.warn("{} closing after an unexpected error handling a call", ctx.channel(), t);
-            close(ctx);
-        } finally {
-            r.release();
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        if (backward != null) {
+            backward.negotiated(ctx, thresholds);
         }
     }
 
-    private void onReceive(ChannelHandlerContext ctx, ByteBuf in) {
+    // ------------------------------------------------------------------ calls
+
+    @Override
+    protected void received(ChannelHandlerContext ctx, RdmaReceive r) {
+        if (closed) {
+            return;
+        }
+        ByteBuf in = r.content();
         int requested = in.readableBytes() >= 12 ? in.getInt(in.readerIndex() + 8) : 0;
         RpcRdmaHeader header;
         try {
@@ -133,8 +159,12 @@ public final class RpcRdmaResponder extends ChannelDuplexHandler {
             if (admit(ctx)) {
                 logger.warn("{} answering {} to xid {}: {}", ctx.channel(), e.action(),
                         Integer.toUnsignedString(e.xid()), e.getMessage());
-                sendError(ctx, e.errorReply(grant(ctx, requested)));
+                sendError(ctx, e.errorReply(grant(requested)));
             }
+            return;
+        }
+        if (backward != null && BackwardMessages.isReply(header, in)) {
+            backward.received(ctx, header, in); // a reply to a backward call: no forward credit involved
             return;
         }
         if (RdmaProcedure.RDMA_ERROR.equals(header.procedure())) {
@@ -166,21 +196,21 @@ public final class RpcRdmaResponder extends ChannelDuplexHandler {
                     in.getInt(in.readerIndex())));
             return;
         }
-        calls.put(xid, header);
+        if (!header.readList().isEmpty() && connection == null) {
+            errChunk(ctx, header, "Read chunks need an RDMA connection");
+            return;
+        }
+        ResponderCall call = new ResponderCall(this, header);
+        calls.put(xid, call);
         if (header.readList().isEmpty()) {
-            deliver(ctx, header, in.retainedSlice());
+            deliver(ctx, call, in.retainedSlice());
             return;
         }
-        if (!(ctx.channel() instanceof RdmaChannel)) {
-            errChunk(ctx, header, "Read chunks need an RDMA channel");
-            return;
-        }
-        pull(ctx, header, plan, nomsg ? null : in.retainedSlice());
+        pull(ctx, call, plan, nomsg ? null : in.retainedSlice());
     }
 
     /** Issues the RDMA Reads of every chunk into one buffer registered for local write only. */
-    private void pull(ChannelHandlerContext ctx, RpcRdmaHeader header, CallReassembly plan, ByteBuf inline) {
-        RdmaChannel ch = (RdmaChannel) ctx.channel();
+    private void pull(ChannelHandlerContext ctx, ResponderCall call, CallReassembly plan, ByteBuf inline) {
         int total = (int) plan.totalRead;
         List<ReadChunk> all = new ArrayList<>(plan.inserted.size() + 1);
         if (plan.positionZero != null) {
@@ -189,85 +219,69 @@ public final class RpcRdmaResponder extends ChannelDuplexHandler {
         }
         all.addAll(plan.inserted);
         if (total == 0) {
-            finishPull(ctx, header, plan, inline, ctx.alloc().directBuffer(0), all);
+            call.pulling(plan, all, inline, ctx.alloc().directBuffer(0), null, 0);
+            deliver(ctx, call, call.assemble(ctx.alloc()));
             return;
         }
         ByteBuf target = ctx.alloc().directBuffer(total);
         target.writerIndex(total);
         RdmaMemory memory;
         try {
-            memory = ch.registerMemory(target, 0);
+            memory = connection.registerMemory(target, 0);
         } catch (IOException | RuntimeException e) {
             target.release();
             ReferenceCountUtil.release(inline);
+            calls.remove(call.xid());
             logger.warn("{} cannot register memory for Read chunks; closing (RFC 8166 §4.5.4)", ctx.channel(), e);
             close(ctx);
             return;
         }
-        List<ChannelFuture> reads = new ArrayList<>();
+        int reads = 0;
+        for (ReadChunk c : all) {
+            for (RdmaSegment s : c.segments()) {
+                if (s.length() != 0) {
+                    reads++;
+                }
+            }
+        }
+        call.pulling(plan, all, inline, target, memory, reads);
         int offset = 0;
         for (ReadChunk c : all) {
             stats.recordReadChunk();
             for (RdmaSegment s : c.segments()) {
                 if (s.length() != 0) {
-                    reads.add(ctx.write(new RdmaRead(memory, offset, s.length(), s.offset(), s.handle())));
+                    ctx.write(new RdmaRead(memory, offset, s.length(), s.offset(), s.handle())).addListener(call);
                     offset += s.length();
                 }
             }
         }
         ctx.flush();
-        int[] remaining = {reads.size()};
-        boolean[] failed = {false};
-        for (ChannelFuture f : reads) {
-            f.addListener(done -> {
-                if (!done.isSuccess() && !failed[0]) {
-                    failed[0] = true;
-                    logger.warn("{} an RDMA Read of xid {} failed: {}", ctx.channel(),
-                            Integer.toUnsignedString(header.xid()), done.cause().toString());
-                }
-                if (--remaining[0] == 0) {
-                    memory.deregister();
-                    if (failed[0] || closed) {
-                        // RFC 8166 §4.5.3: RDMA errors are fatal to the connection.
-                        target.release();
-                        ReferenceCountUtil.release(inline);
-                        calls.remove(header.xid());
-                        close(ctx);
-                    } else {
-                        finishPull(ctx, header, plan, inline, target, all);
-                    }
-                }
-            });
-        }
     }
 
-    private void finishPull(ChannelHandlerContext ctx, RpcRdmaHeader header, CallReassembly plan, ByteBuf inline,
-                            ByteBuf target, List<ReadChunk> all) {
-        try {
-            int offset = 0;
-            ByteBuf base = inline;
-            List<ByteBuf> data = new ArrayList<>(plan.inserted.size());
-            for (ReadChunk c : all) {
-                ByteBuf slice = target.retainedSlice(offset, (int) c.length());
-                offset += (int) c.length();
-                if (c == plan.positionZero) {
-                    base = slice;
-                } else {
-                    data.add(slice);
-                }
-            }
-            deliver(ctx, header, plan.assemble(ctx.alloc(), base, data));
-        } finally {
-            target.release();
-        }
+    /** The first RDMA Read of {@code call} that failed. */
+    void readFailed(ResponderCall call, Throwable cause) {
+        logger.warn("{} an RDMA Read of xid {} failed: {}", ctx.channel(), Integer.toUnsignedString(call.xid()),
+                cause.toString());
     }
 
-    private void deliver(ChannelHandlerContext ctx, RpcRdmaHeader header, ByteBuf stream) {
-        int xid = header.xid();
+    /** Every RDMA Read of {@code call} completed; its memory is deregistered. */
+    void pulled(ResponderCall call, boolean failed) {
+        if (failed || closed) {
+            // RFC 8166 §4.5.3: RDMA errors are fatal to the connection.
+            call.releasePull();
+            calls.remove(call.xid());
+            close(ctx);
+            return;
+        }
+        deliver(ctx, call, call.assemble(ctx.alloc()));
+    }
+
+    private void deliver(ChannelHandlerContext ctx, ResponderCall call, ByteBuf stream) {
+        int xid = call.xid();
         if (stream.readableBytes() < 4 || stream.getInt(stream.readerIndex()) != xid) {
             stream.release();
             calls.remove(xid);
-            errChunk(ctx, header, "rdma_xid differs from the RPC message's xid (RFC 8166 §4.5.2)");
+            errChunk(ctx, call.header, "rdma_xid differs from the RPC message's xid (RFC 8166 §4.5.2)");
             return;
         }
         InboundRpcMessage message;
@@ -276,18 +290,20 @@ public final class RpcRdmaResponder extends ChannelDuplexHandler {
         } catch (XdrException e) {
             rpcStats.recordMalformedMessage();
             calls.remove(xid);
-            errChunk(ctx, header, "undecodable RPC message: " + e.getMessage());
+            errChunk(ctx, call.header, "undecodable RPC message: " + e.getMessage());
             return;
         }
         if (!(message.header() instanceof RpcCall)) {
             message.release();
             calls.remove(xid);
             rpcStats.recordUnexpectedMessage();
-            errChunk(ctx, header, "a responder received an RPC reply");
+            errChunk(ctx, call.header, "a responder received an RPC reply");
             return;
         }
         ctx.fireChannelRead(message);
     }
+
+    // ------------------------------------------------------------------ replies
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
@@ -296,8 +312,18 @@ public final class RpcRdmaResponder extends ChannelDuplexHandler {
             return;
         }
         OutboundRpcMessage reply = (OutboundRpcMessage) msg;
+        if (reply.header() instanceof RpcCall) {
+            if (backward != null) {
+                backward.call(ctx, reply, promise);
+            } else {
+                reply.release();
+                promise.tryFailure(new IllegalArgumentException("a responder without a backchannel sends replies "
+                        + "only (RpcRdmaServerInitializer.withBackchannel())"));
+            }
+            return;
+        }
         int xid = reply.header().xid();
-        RpcRdmaHeader call = calls.remove(xid);
+        ResponderCall call = calls.remove(xid);
         if (call == null) {
             reply.release();
             logger.warn("{} dropped a reply to no call in progress: xid {}", ctx.channel(),
@@ -324,42 +350,23 @@ public final class RpcRdmaResponder extends ChannelDuplexHandler {
         }
     }
 
-    private void sendReply(ChannelHandlerContext ctx, RpcRdmaHeader call, XdrPayload payload,
+    private void sendReply(ChannelHandlerContext ctx, ResponderCall call, XdrPayload payload,
                            ChannelPromise promise) throws IOException {
+        RpcRdmaHeader request = call.header;
         int xid = call.xid();
-        boolean rdma = ctx.channel() instanceof RdmaChannel;
-        List<DdpItem> items = payload.ddpItems();
-        List<WriteChunk> writeList = call.writeList();
-        // RFC 8166 §4.3.2.1: item i into chunk i, unless that chunk is empty (§4.3.2.3) or too small.
-        int candidates = rdma ? Math.min(items.size(), writeList.size()) : 0;
-        boolean[] inChunk = new boolean[candidates];
-        int placed = 0;
-        long placedBytes = 0;
-        for (int i = 0; i < candidates; i++) {
-            WriteChunk chunk = writeList.get(i);
-            DdpItem item = items.get(i);
-            if (!chunk.segments().isEmpty() && item.length() <= chunk.totalLength()) {
-                inChunk[i] = true;
-                placed++;
-                placedBytes += item.length() + item.padLength();
-            }
-        }
-        int full = payload.inlineLength();
-        int remainder = (int) (full - placedBytes);
-        List<WriteChunk> returned = new ArrayList<>(writeList.size());
-        for (int i = 0; i < writeList.size(); i++) {
-            // RFC 8166 §3.4.6: every provided Write chunk comes back; unused ones with zero lengths.
-            returned.add(fill(writeList.get(i), i < candidates && inChunk[i] ? items.get(i).length() : 0));
-        }
-        int grant = grant(ctx, call.credits());
-        RpcRdmaHeader header = RpcRdmaHeader.msg(xid, grant, List.of(), returned, null);
-        WriteChunk replyChunk = call.replyChunk();
+        ReplyPlacement placement = new ReplyPlacement(request.writeList(), payload.ddpItems(),
+                payload.inlineLength(), connection != null);
+        int remainder = placement.remainder;
+        int grant = grant(request.credits());
+        RpcRdmaHeader header = RpcRdmaHeader.msg(xid, grant, List.of(), placement.returned, null);
+        WriteChunk replyChunk = request.replyChunk();
         boolean nomsg;
         if (header.encodedLength() + (long) remainder <= thresholds.sendThreshold()) {
             nomsg = false;
-        } else if (rdma && replyChunk != null && remainder <= replyChunk.totalLength()) {
+        } else if (connection != null && replyChunk != null && remainder <= replyChunk.totalLength()) {
             nomsg = true;
-            header = RpcRdmaHeader.nomsg(xid, grant, List.of(), returned, fill(replyChunk, remainder));
+            header = RpcRdmaHeader.nomsg(xid, grant, List.of(), placement.returned,
+                    ReplyPlacement.fill(replyChunk, remainder));
             stats.recordLongReply();
         } else {
             // RFC 8166 §4.5.3: the reply cannot be conveyed; report ERR_CHUNK instead of a broken Send.
@@ -372,30 +379,18 @@ public final class RpcRdmaResponder extends ChannelDuplexHandler {
                     + thresholds.sendThreshold() + " and no adequate Reply chunk was provided: sent ERR_CHUNK"));
             return;
         }
-        if (placed == 0 && !nomsg) {
+        int full = placement.full;
+        if (placement.placed == 0 && !nomsg) {
             ByteBuf send = ctx.alloc().directBuffer(header.encodedLength() + full);
             RpcRdmaHeaderEncoder.encode(header, send);
             payload.writeInline(send);
-            send(ctx, call, send, promise, null, null);
+            send(ctx, request, send, promise, null);
             return;
         }
         // The whole inline stream in memory registered for local access only; RDMA Writes push parts of it.
         ByteBuf region = ctx.alloc().directBuffer(full + (nomsg ? remainder : 0));
         payload.writeInline(region);
-        // The inline stream without the placed items' data and pad: placed + 1 ranges.
-        int[] ranges = new int[2 * (placed + 1)];
-        int cursor = 0;
-        int r = 0;
-        for (int i = 0; i < candidates; i++) {
-            if (inChunk[i]) {
-                DdpItem item = items.get(i);
-                ranges[r++] = cursor;
-                ranges[r++] = item.position();
-                cursor = item.position() + item.length() + item.padLength();
-            }
-        }
-        ranges[r++] = cursor;
-        ranges[r] = full;
+        int[] ranges = placement.inlineRanges();
         if (nomsg) {
             for (int i = 0; i < ranges.length; i += 2) {
                 region.writeBytes(region, ranges[i], ranges[i + 1] - ranges[i]);
@@ -403,15 +398,15 @@ public final class RpcRdmaResponder extends ChannelDuplexHandler {
         }
         RdmaMemory memory;
         try {
-            memory = ((RdmaChannel) ctx.channel()).registerMemory(region, 0);
+            memory = connection.registerMemory(region, 0);
         } catch (IOException | RuntimeException e) {
             region.release();
             throw e;
         }
-        for (int i = 0; i < candidates; i++) {
-            if (inChunk[i]) {
-                DdpItem item = items.get(i);
-                writeInto(ctx, memory, item.position(), item.length(), writeList.get(i));
+        for (int i = 0; i < placement.candidates; i++) {
+            if (placement.inChunk[i]) {
+                DdpItem item = placement.items.get(i);
+                writeInto(ctx, memory, item.position(), item.length(), request.writeList().get(i));
                 stats.recordWriteChunkUsed();
             }
         }
@@ -427,7 +422,8 @@ public final class RpcRdmaResponder extends ChannelDuplexHandler {
                 send.writeBytes(region, ranges[i], ranges[i + 1] - ranges[i]);
             }
         }
-        send(ctx, call, send, promise, memory, region);
+        call.replying(memory, region);
+        send(ctx, request, send, promise, call);
     }
 
     /** RDMA Writes {@code length} bytes at {@code offset} of {@code memory} into the chunk's segments, in order. */
@@ -447,68 +443,26 @@ public final class RpcRdmaResponder extends ChannelDuplexHandler {
         }
     }
 
-    /** The chunk with its segment lengths set to how much of {@code length} each holds. */
-    static WriteChunk fill(WriteChunk chunk, long length) {
-        List<RdmaSegment> segments = new ArrayList<>(chunk.segments().size());
-        long remaining = length;
-        for (RdmaSegment s : chunk.segments()) {
-            long n = Math.min(remaining, s.unsignedLength());
-            segments.add(new RdmaSegment(s.handle(), (int) n, s.offset()));
-            remaining -= n;
-        }
-        return new WriteChunk(segments);
-    }
-
-    private void send(ChannelHandlerContext ctx, RpcRdmaHeader call, ByteBuf send, ChannelPromise promise,
-                      RdmaMemory memory, ByteBuf region) {
+    /** Writes and flushes the reply's Send; {@code memoryOwner} (if any) releases the reply's memory after it. */
+    private void send(ChannelHandlerContext ctx, RpcRdmaHeader request, ByteBuf send, ChannelPromise promise,
+                      ResponderCall memoryOwner) {
         Object message = send;
-        int rkey = thresholds.remoteInvalidation() ? singleHandle(call) : 0;
+        int rkey = thresholds.remoteInvalidation() ? ReplyPlacement.singleHandle(request) : 0;
         if (rkey != 0) {
             // RFC 8797 §4.1: both peers set R; the key belongs to this XID only.
             message = RdmaSend.withInvalidate(send, rkey);
             stats.recordRemoteInvalidation();
         }
-        ctx.writeAndFlush(message).addListener(f -> {
-            if (memory != null) {
-                memory.deregister();
-                region.release();
-            }
-            if (f.isSuccess()) {
-                promise.trySuccess();
-            } else {
-                promise.tryFailure(f.cause());
-            }
-        });
-    }
-
-    /** The one handle every segment of the call names (as Linux decides), or 0 when there is none or several. */
-    static int singleHandle(RpcRdmaHeader call) {
-        int handle = 0;
-        boolean any = false;
-        List<RdmaSegment> all = new ArrayList<>();
-        for (ReadSegment r : call.readList()) {
-            all.add(r.segment());
+        ChannelPromise p = promise.unvoid();
+        ctx.writeAndFlush(message, p);
+        if (memoryOwner != null) {
+            p.addListener(memoryOwner);
         }
-        for (WriteChunk w : call.writeList()) {
-            all.addAll(w.segments());
-        }
-        if (call.replyChunk() != null) {
-            all.addAll(call.replyChunk().segments());
-        }
-        for (RdmaSegment s : all) {
-            if (!any) {
-                handle = s.handle();
-                any = true;
-            } else if (s.handle() != handle) {
-                return 0;
-            }
-        }
-        return handle;
     }
 
     private void errChunk(ChannelHandlerContext ctx, RpcRdmaHeader call, String why) {
         logger.warn("{} answering ERR_CHUNK to xid {}: {}", ctx.channel(), Integer.toUnsignedString(call.xid()), why);
-        sendError(ctx, RpcRdmaHeader.errChunk(call.xid(), grant(ctx, call.credits())));
+        sendError(ctx, RpcRdmaHeader.errChunk(call.xid(), grant(call.credits())));
     }
 
     private void sendError(ChannelHandlerContext ctx, RpcRdmaHeader error) {
@@ -529,10 +483,17 @@ public final class RpcRdmaResponder extends ChannelDuplexHandler {
         return true;
     }
 
-    private int grant(ChannelHandlerContext ctx, int requested) {
-        int posted = ctx.channel() instanceof RdmaChannel ? ((RdmaChannel) ctx.channel()).postedReceives()
-                : config.maxGrant();
+    private int grant(int requested) {
+        int posted = connection != null ? connection.postedReceives() : config.maxGrant();
+        if (backward != null) {
+            posted -= backward.reserved(); // receives kept for backward replies (draft §2.2.2)
+        }
         return credits.grantForReply(requested, posted);
+    }
+
+    @Override
+    protected void receiveFailed(ChannelHandlerContext ctx) {
+        close(ctx);
     }
 
     private void close(ChannelHandlerContext ctx) {
@@ -544,6 +505,9 @@ public final class RpcRdmaResponder extends ChannelDuplexHandler {
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         closed = true;
         calls.clear();
+        if (backward != null) {
+            backward.inactive();
+        }
         super.channelInactive(ctx);
     }
 }

@@ -1,6 +1,7 @@
 package dev.rpcrdma.handlers.requester;
 
 import dev.rpcrdma.channel.RdmaReceive;
+import dev.rpcrdma.handlers.FakeRdmaConnection;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaErrorException;
 import dev.rpcrdma.handlers.RpcRdmaStats;
@@ -15,6 +16,7 @@ import dev.rpcrdma.handlers.header.WriteChunk;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.client.CallOptions;
+import dev.rpcrdma.oncrpc.client.RpcCallFailedEvent;
 import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.client.RpcClientHandler;
 import dev.rpcrdma.oncrpc.client.RpcConnectionClosedException;
@@ -30,6 +32,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -40,6 +43,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -66,9 +70,21 @@ class RpcRdmaRequesterTest {
 
     final RpcRdmaStats stats = new RpcRdmaStats();
     final RpcStats rpcStats = new RpcStats();
+    final FakeRdmaConnection connection = new FakeRdmaConnection();
     final RpcRdmaRequester requester = new RpcRdmaRequester(RpcRdmaConfig.DEFAULT.withMaxRequests(16),
-            new InlineThresholds(1024, 1024, true), stats, rpcStats);
-    final EmbeddedChannel ch = new EmbeddedChannel(requester);
+            new InlineThresholds(1024, 1024, true), connection, stats, rpcStats);
+    /** User events fired up the pipeline by the requester. */
+    final List<Object> events = new ArrayList<>();
+    final EmbeddedChannel ch = new EmbeddedChannel(requester, new ChannelInboundHandlerAdapter() {
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            events.add(evt);
+        }
+    });
+
+    {
+        connection.attach(ch);
+    }
 
     @AfterEach
     void finish() {
@@ -138,7 +154,7 @@ class RpcRdmaRequesterTest {
         assertEquals(1, h.version());
         assertEquals(16, h.credits());
         assertFalse(h.hasChunks());
-        assertFalse(f.isDone(), "the RPC is in progress until its reply");
+        assertTrue(f.isSuccess(), "the write promise completes when the Send is written, not at the reply");
         receive(RpcRdmaHeader.msg(XID, 4), rpcReply(XID));
         expectReplyDelivered(XID);
         assertTrue(f.isSuccess());
@@ -152,17 +168,20 @@ class RpcRdmaRequesterTest {
         sentCall();
         assertNull(ch.readOutbound(), "one credit before the first reply (RFC 8166 §3.3.3)");
         assertEquals(1, requester.queuedCalls());
+        assertFalse(second.isDone(), "queued for a credit: not written");
         assertFalse(ch.isWritable(), "no credit: not writable");
         receive(RpcRdmaHeader.msg(XID, 0), rpcReply(XID));
         expectReplyDelivered(XID);
         assertTrue(first.isSuccess());
         assertEquals(1, requester.creditGrant(), "a grant of 0 counts as 1: no stall");
         assertEquals(XID + 1, sentCall().xid(), "the queued call went out");
-        assertFalse(second.isDone());
+        assertTrue(second.isSuccess(), "written once it went out");
         receive(RpcRdmaHeader.msg(XID + 1, 0xffff_ffff), rpcReply(XID + 1));
         expectReplyDelivered(XID + 1);
         assertEquals(16, requester.creditGrant(), "a grant above what we asked for is clamped");
         assertTrue(ch.isWritable());
+        assertEquals(List.of(false, true), connection.writabilityChanges,
+                "writability through RdmaConnection.setUpperLayerWritable, once per change");
     }
 
     @Test
@@ -170,8 +189,11 @@ class RpcRdmaRequesterTest {
         ChannelFuture f = call(XID, 8);
         sentCall();
         receive(RpcRdmaHeader.errVers(XID, 1, 3, 1, 1), null);
-        assertTrue(f.isDone());
-        RpcRdmaErrorException e = assertInstanceOf(RpcRdmaErrorException.class, f.cause());
+        assertTrue(f.isSuccess(), "the call was written; its RDMA_ERROR is not a write failure");
+        assertEquals(1, events.size(), "RDMA_ERROR is reported once, as the call's failure");
+        RpcCallFailedEvent failed = assertInstanceOf(RpcCallFailedEvent.class, events.get(0));
+        assertEquals(XID, failed.xid());
+        RpcRdmaErrorException e = assertInstanceOf(RpcRdmaErrorException.class, failed.cause());
         assertEquals(RdmaErrorCode.ERR_VERS, e.code());
         assertEquals(1, e.lowVersion());
         assertEquals(1, e.highVersion());
@@ -184,7 +206,8 @@ class RpcRdmaRequesterTest {
     /** A reply that must be discarded: the call stays outstanding and nothing reaches the RPC layer. */
     void expectDiscarded(ChannelFuture f, long discards) {
         assertNull(ch.readInbound());
-        assertFalse(f.isDone(), "the call is still outstanding");
+        assertTrue(f.isSuccess(), "written");
+        assertTrue(events.isEmpty(), "the call is still outstanding: not failed");
         assertEquals(discards, stats.discardedMessages());
         assertEquals(1, requester.outstandingCalls());
         assertTrue(ch.isOpen());
@@ -236,7 +259,7 @@ class RpcRdmaRequesterTest {
         receive(b -> RpcRdmaHeaderEncoder.encode(RpcRdmaHeader.msg(XID, 1), b), rpcReply(XID), true, 0x4242);
         assertFalse(ch.isOpen());
         assertNull(ch.readInbound());
-        assertInstanceOf(ClosedChannelException.class, f.cause());
+        assertTrue(f.isSuccess(), "written; the RPC layer fails the call when the connection goes");
     }
 
     @Test
@@ -253,8 +276,8 @@ class RpcRdmaRequesterTest {
         ChannelFuture first = call(XID, 8);
         ChannelFuture second = call(XID + 1, 8);
         ch.close();
-        assertInstanceOf(ClosedChannelException.class, first.cause());
-        assertInstanceOf(ClosedChannelException.class, second.cause());
+        assertTrue(first.isSuccess(), "the outstanding call was written; the RPC layer fails it on close");
+        assertInstanceOf(ClosedChannelException.class, second.cause(), "the queued call was never written");
     }
 
     // ---- with the RPC layer on top: what RpcClient.call(...) reports ---------------------------------------

@@ -361,10 +361,10 @@ class RpcRdmaResponderTest {
     void singleHandleDecidesRemoteInvalidation() {
         RpcRdmaHeader one = RpcRdmaHeader.msg(XID, 1, List.of(new ReadSegment(8, seg(4))),
                 List.of(WriteChunk.of(seg(8))), WriteChunk.of(seg(16)));
-        assertEquals(0x1234, RpcRdmaResponder.singleHandle(one));
+        assertEquals(0x1234, ReplyPlacement.singleHandle(one));
         RpcRdmaHeader two = RpcRdmaHeader.msg(XID, 1, List.of(), List.of(WriteChunk.of(seg(8))),
                 WriteChunk.of(new RdmaSegment(0x99, 8, 0)));
-        assertEquals(0, RpcRdmaResponder.singleHandle(two));
-        assertEquals(0, RpcRdmaResponder.singleHandle(RpcRdmaHeader.msg(XID, 1)));
+        assertEquals(0, ReplyPlacement.singleHandle(two));
+        assertEquals(0, ReplyPlacement.singleHandle(RpcRdmaHeader.msg(XID, 1)));
     }
 }

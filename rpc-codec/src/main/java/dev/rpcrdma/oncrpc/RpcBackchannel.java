@@ -1,0 +1,127 @@
+package dev.rpcrdma.oncrpc;
+
+import io.netty.channel.Channel;
+import io.netty.util.AttributeKey;
+import io.netty.util.internal.ObjectUtil;
+
+/**
+ * Backward-direction RPC on one connection (bi-directional RPC: the server calls the client back on the
+ * connection the client made, as NFSv4.1 does for its callback channel, RFC 5661 §2.10.3.1; over RPC-over-RDMA
+ * draft-cel-nfsv4-rpcrdma-bidirection, later RFC 8167). Installed on a connection by a transport's initializer
+ * that was asked for it, in one of two roles:
+ * <ul>
+ *   <li>{@link Role#CALLBACK_SERVICE}, on a client connection: backward calls are dispatched to the callback
+ *       programs registered on the initializer, once the client's upper layer {@link #enable() enabled} the
+ *       backchannel on this connection (before, they are logged, counted as {@link RpcStats#backwardDrops()} and
+ *       dropped: the peer may not call back before it was told it may, draft §2.2.3);</li>
+ *   <li>{@link Role#CALLER}, on a server connection: {@link #caller()} calls the client back with the ordinary
+ *       client API; a call made before the upper layer {@link #enable() enabled} the backchannel (when the client
+ *       signalled it, e.g. NFSv4.1 CREATE_SESSION with CONN_BACK_CHAN or BIND_CONN_TO_SESSION) fails with
+ *       {@link RpcBackchannelException} and nothing is sent.</li>
+ * </ul>
+ * {@link #maxMessageSize()} is the largest backward RPC message (call or reply) the transport carries on this
+ * connection: over RPC-over-RDMA backward messages are inline only, so it is min(inline send, inline receive,
+ * 4096) - 28 (the transport header), what NFSv4.1 puts in CREATE_SESSION's back-channel attributes; over TCP the
+ * record size limit. Thread-safe: read and enabled from any thread.
+ */
+public final class RpcBackchannel {
+    private static final AttributeKey<RpcBackchannel> KEY = AttributeKey.valueOf(RpcBackchannel.class, "backchannel");
+
+    /** Which end of the backchannel this connection is. */
+    public enum Role {
+        /** A client connection that serves backward calls (callbacks). */
+        CALLBACK_SERVICE,
+        /** A server connection that makes backward calls. */
+        CALLER
+    }
+
+    private final Channel channel;
+    private final Role role;
+    private final RpcStats stats;
+    private volatile boolean enabled;
+    private volatile int maxMessageSize;
+
+    private RpcBackchannel(Channel channel, Role role, RpcStats stats, int maxMessageSize) {
+        this.channel = channel;
+        this.role = role;
+        this.stats = stats;
+        this.maxMessageSize = maxMessageSize;
+    }
+
+    /**
+     * Installs backward-direction RPC on {@code channel} (transports' initializers do this); {@code maxMessageSize}
+     * is a first bound that the transport may lower once it negotiated ({@link #maxMessageSize(int)}).
+     */
+    public static RpcBackchannel install(Channel channel, Role role, RpcStats stats, int maxMessageSize) {
+        ObjectUtil.checkNotNull(channel, "channel");
+        ObjectUtil.checkNotNull(role, "role");
+        ObjectUtil.checkNotNull(stats, "stats");
+        ObjectUtil.checkPositive(maxMessageSize, "maxMessageSize");
+        RpcBackchannel b = new RpcBackchannel(channel, role, stats, maxMessageSize);
+        if (channel.attr(KEY).setIfAbsent(b) != null) {
+            throw new IllegalStateException("a backchannel is already installed on " + channel);
+        }
+        return b;
+    }
+
+    /** The backchannel of {@code channel}, or null if its initializer set up none. */
+    public static RpcBackchannel of(Channel channel) {
+        return channel.attr(KEY).get();
+    }
+
+    /** The connection. */
+    public Channel channel() {
+        return channel;
+    }
+
+    public Role role() {
+        return role;
+    }
+
+    /** The counters (backward calls, replies, drops). */
+    public RpcStats stats() {
+        return stats;
+    }
+
+    /** Whether the upper layer enabled backward calls on this connection. */
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    /**
+     * Enables backward calls on this connection: on a client, after it is ready to serve them and before it tells
+     * the server (e.g. before sending CREATE_SESSION with CONN_BACK_CHAN); on a server, when the client told it so.
+     * A transport that queued backward calls sends them now (it hears of it through {@link #ENABLED}). Idempotent.
+     */
+    public RpcBackchannel enable() {
+        if (!enabled) {
+            enabled = true;
+            channel.pipeline().fireUserEventTriggered(ENABLED);
+        }
+        return this;
+    }
+
+    /** The largest backward RPC message (call or reply, transport header excluded) this connection carries. */
+    public int maxMessageSize() {
+        return maxMessageSize;
+    }
+
+    /** The transport lowers (or sets) the largest backward message once it knows its negotiated sizes. */
+    public void maxMessageSize(int bytes) {
+        maxMessageSize = ObjectUtil.checkPositive(bytes, "bytes");
+    }
+
+    /** The user event fired through the pipeline when the backchannel is enabled. */
+    public static final Object ENABLED = new Object() {
+        @Override
+        public String toString() {
+            return "RpcBackchannel.ENABLED";
+        }
+    };
+
+    @Override
+    public String toString() {
+        return "RpcBackchannel(" + role + (enabled ? ", enabled, " : ", not enabled, ") + "max " + maxMessageSize
+                + " B, " + channel + ')';
+    }
+}

@@ -1,0 +1,120 @@
+package dev.rpcrdma.handlers.responder;
+
+import dev.rpcrdma.channel.RdmaMemory;
+import dev.rpcrdma.handlers.header.RpcRdmaHeader;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.util.ReferenceCountUtil;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One forward call a responder received, from its transport header to its reply: the per-call context the
+ * responder's call table holds by xid. It keeps the call's header (its Write list and Reply chunk are where the
+ * reply goes, RFC 8166 §3.4.6) and, while its Read chunks are pulled, the pull: the reassembly plan, the inline part,
+ * the local-write-only target buffer and its registration, and how many RDMA Reads are still in flight. As the
+ * listener of those Reads it tells the responder when the last one completed; then {@link #assemble} builds the
+ * call's XDR stream ({@link CallReassembly}). As the listener of a reply's Send it deregisters and releases the
+ * reply's local memory. Event-loop confined, like its responder.
+ */
+final class ResponderCall implements ChannelFutureListener {
+
+    private final RpcRdmaResponder responder;
+    final RpcRdmaHeader header;
+
+    // The pull of the Read chunks (RFC 8166 §3.4.5), while one is in flight.
+    private CallReassembly plan;
+    private List<ReadChunk> chunks;
+    private ByteBuf inline;
+    private ByteBuf target;
+    private RdmaMemory pullMemory;
+    private int pendingReads;
+    private boolean readFailed;
+
+    // The reply's local memory (RDMA Write sources and the Long Reply), until its Send completed.
+    private RdmaMemory replyMemory;
+    private ByteBuf replyRegion;
+
+    ResponderCall(RpcRdmaResponder responder, RpcRdmaHeader header) {
+        this.responder = responder;
+        this.header = header;
+    }
+
+    int xid() {
+        return header.xid();
+    }
+
+    /**
+     * Starts a pull: {@code target} (registered as {@code memory}, may be null when nothing is to be read) receives
+     * the chunks in order; {@code inline} (owned, may be null for a Long Call) is the inline part of the message.
+     */
+    void pulling(CallReassembly plan, List<ReadChunk> chunks, ByteBuf inline, ByteBuf target, RdmaMemory memory,
+                 int reads) {
+        this.plan = plan;
+        this.chunks = chunks;
+        this.inline = inline;
+        this.target = target;
+        this.pullMemory = memory;
+        this.pendingReads = reads;
+    }
+
+    /** The reply's local memory, deregistered and released once the Send that follows its Writes completed. */
+    void replying(RdmaMemory memory, ByteBuf region) {
+        this.replyMemory = memory;
+        this.replyRegion = region;
+    }
+
+    @Override
+    public void operationComplete(ChannelFuture f) {
+        if (replyRegion != null) {
+            // The reply's Send completed (after its RDMA Writes: one send queue, in order).
+            replyMemory.deregister();
+            replyRegion.release();
+            replyRegion = null;
+            return;
+        }
+        if (!f.isSuccess() && !readFailed) {
+            readFailed = true;
+            responder.readFailed(this, f.cause());
+        }
+        if (--pendingReads == 0) {
+            pullMemory.deregister();
+            pullMemory = null;
+            responder.pulled(this, readFailed);
+        }
+    }
+
+    /** Releases what the pull holds (after a failed pull). */
+    void releasePull() {
+        ReferenceCountUtil.release(target);
+        ReferenceCountUtil.release(inline);
+        target = null;
+        inline = null;
+    }
+
+    /** The call's XDR stream from the pulled chunks and the inline part; the pull's buffers pass into it. */
+    ByteBuf assemble(ByteBufAllocator alloc) {
+        try {
+            int offset = 0;
+            ByteBuf base = inline;
+            List<ByteBuf> data = new ArrayList<>(plan.inserted.size());
+            for (ReadChunk c : chunks) {
+                ByteBuf slice = target.retainedSlice(offset, (int) c.length());
+                offset += (int) c.length();
+                if (c == plan.positionZero) {
+                    base = slice;
+                } else {
+                    data.add(slice);
+                }
+            }
+            return plan.assemble(alloc, base, data);
+        } finally {
+            target.release();
+            target = null;
+            inline = null;
+        }
+    }
+}
