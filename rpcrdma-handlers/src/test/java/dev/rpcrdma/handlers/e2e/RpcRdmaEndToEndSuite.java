@@ -405,18 +405,61 @@ abstract class RpcRdmaEndToEndSuite {
     }
 
     @Test
-    void replyTooLargeWithoutReplyChunkFailsWithErrChunk() throws Exception {
-        start();
+    void replyOverTheConfiguredMaximumFailsNamingTheSetting() throws Exception {
+        start(RpcRdmaConfig.DEFAULT, RpcRdmaConfig.DEFAULT.withMaxReplySize(8192));
         ExecutionException e = assertThrows(ExecutionException.class, () -> get(fill(PLAIN_FILL, 20000,
                 CallOptions.DEFAULT)));
         // RFC 8166 §4.5: the call fails with the typed exception itself, not a wrapped connection failure.
         RpcRdmaErrorException err = assertInstanceOf(RpcRdmaErrorException.class, e.getCause(), e.toString());
         assertEquals(RdmaErrorCode.ERR_CHUNK, err.code());
+        assertTrue(err.getMessage().contains("a Reply chunk of 8192 bytes"), err.getMessage());
+        assertTrue(err.getMessage().contains("RpcRdmaConfig.withMaxReplySize"), err.getMessage());
+        assertTrue(err.getMessage().contains("CallOptions.withMaxReplySize"), err.getMessage());
         assertEquals(0, requester().outstandingCalls(), "the credit came back");
         assertEquals(1, serverStats.errorsSent());
         assertEquals(1, clientStats.errorsReceived());
-        // The connection still works.
+        // The connection still works, and a call's own maximum overrides the connection's.
         assertArrayEquals(pattern(10, 10), get(fill(FILL, 10, CallOptions.DEFAULT)));
+        assertEquals(20000, get(fill(PLAIN_FILL, 20000, CallOptions.DEFAULT.withMaxReplySize(20_512))).length);
+    }
+
+    /**
+     * Transport neutrality (issue 15): the README's flow, written for TCP (a plain opaque argument, the result read
+     * with {@code readOpaque}, no call options), works over RDMA for replies inline, in a Reply chunk (the connection's
+     * configured maximum provisions one) and through a Write chunk (hints only optimise: the same read works).
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {100, 20_000, 300_000})
+    void codeWrittenForTcpReadsAnyReplyUpToTheMaximum(int size) throws Exception {
+        start();
+        byte[] data = pattern(size, 3);
+        for (CallOptions options : new CallOptions[] {CallOptions.DEFAULT, hints(size, 0), hints(size, size + 512)}) {
+            XdrPayload args = client.newPayload();
+            args.writer().writeOpaque(data);
+            byte[] echoed = get(client.call(PROG, VERS, ECHO, args, r -> r.readOpaque(EchoService.MAX), options));
+            assertArrayEquals(data, echoed, size + " bytes with " + options);
+            // Two DDP results read with readOpaque / readOpaqueSlice, placed or not, in order.
+            XdrPayload two = client.newPayload();
+            two.writer().writeInt(size).writeInt(size / 2 + 1);
+            byte[][] both = get(client.call(PROG, VERS, EchoService.TWO, two, r -> {
+                byte[] first = r.readOpaque(EchoService.MAX);
+                ByteBuf second = r.readOpaqueSlice(EchoService.MAX);
+                try {
+                    byte[] b = new byte[second.readableBytes()];
+                    second.readBytes(b);
+                    return new byte[][] {first, b};
+                } finally {
+                    second.release();
+                }
+            }, options.withReplyDdpItems(options.maxDdpReplyItem(), options.maxDdpReplyItem())));
+            assertArrayEquals(pattern(size, 1), both[0]);
+            assertArrayEquals(pattern(size / 2 + 1, 2), both[1]);
+        }
+        assertEquals(0, serverStats.errorsSent());
+        if (size > 4096) {
+            assertTrue(clientStats.longReplies() > 0, "a Reply chunk carried a reply: " + clientStats);
+            assertTrue(clientStats.writeChunksUsed() > 0, "a Write chunk placed a result: " + clientStats);
+        }
     }
 
     // ------------------------------------------------------------------ several Write chunks
