@@ -98,6 +98,9 @@ abstract class RpcRdmaEndToEndSuite {
     RpcRdmaStats clientStats;
     RpcStats serverRpcStats;
     RpcClient client;
+    /** Runs the typed program's blocking procedure. */
+    final java.util.concurrent.ExecutorService blockingExecutor = java.util.concurrent.Executors.newFixedThreadPool(2,
+            r -> new Thread(r, TypedEcho.BLOCKING_THREAD));
 
     abstract Fabric fabric();
 
@@ -111,6 +114,7 @@ abstract class RpcRdmaEndToEndSuite {
 
     @AfterEach
     void stopLoop() throws Exception {
+        blockingExecutor.shutdownNow();
         for (Channel c : channels) {
             c.close().await(TIMEOUT, TimeUnit.SECONDS);
         }
@@ -128,7 +132,8 @@ abstract class RpcRdmaEndToEndSuite {
         clientStats = new RpcRdmaStats();
         serverRpcStats = new RpcStats();
         RpcRdmaServerInitializer init = new RpcRdmaServerInitializer(
-                new RpcDispatcher(EchoService.registry(), serverRpcStats), serverConfig, serverStats);
+                new RpcDispatcher(TypedEcho.service(blockingExecutor).registerInto(EchoService.registry()),
+                        serverRpcStats), serverConfig, serverStats);
         // No init.configure(...): the initializer sizes each accepted connection itself (accept-time sizing), so
         // every negotiation test here also proves the receive buffers match what the server advertises.
         ServerBootstrap sb = new ServerBootstrap().group(group).channel(RdmaServerChannel.class).childHandler(init);
@@ -460,6 +465,32 @@ abstract class RpcRdmaEndToEndSuite {
             assertTrue(clientStats.longReplies() > 0, "a Reply chunk carried a reply: " + clientStats);
             assertTrue(clientStats.writeChunksUsed() > 0, "a Write chunk placed a result: " + clientStats);
         }
+    }
+
+    /**
+     * Typed programs over RDMA (issue 15): declared once, the same calls as over TCP; a procedure's declared maximum
+     * reply size sizes its Reply chunk (a 600 KB reply with no call options), a small one offers none, and a blocking
+     * procedure runs on the executor while its reply still goes out on the loop.
+     */
+    @Test
+    void typedProgramRoundTripsWithDeclaredMaximaAndBlockingProcedures() throws Exception {
+        start();
+        byte[] data = pattern(600_000, 5);
+        assertArrayEquals(data, get(TypedEcho.PROGRAM.call(client, TypedEcho.ECHO, data)));
+        assertEquals(1, clientStats.longReplies(), "the declared maximum provisioned a Reply chunk: " + clientStats);
+        long exposedBefore = clientStats.localInvalidations() + clientStats.remoteInvalidations();
+        assertEquals(8, get(TypedEcho.PROGRAM.call(client, TypedEcho.LENGTH, new byte[8])));
+        assertEquals(exposedBefore, clientStats.localInvalidations() + clientStats.remoteInvalidations(),
+                "a small declared maximum offers no Reply chunk: nothing exposed, nothing invalidated");
+        assertEquals(TypedEcho.BLOCKING_THREAD, get(TypedEcho.PROGRAM.call(client, TypedEcho.WHERE, 3)));
+        try (BlockingRpcClient rpc = BlockingRpcClient.connect(new Bootstrap().channel(RdmaChannel.class).handler(
+                new RpcRdmaClientInitializer(new RpcStats(), RpcRdmaConfig.DEFAULT, new RpcRdmaStats(),
+                        Duration.ofSeconds(TIMEOUT))), RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
+                .fabric(fabric())), (InetSocketAddress) channels.get(0).localAddress(), Duration.ofSeconds(TIMEOUT))) {
+            assertArrayEquals(data, TypedEcho.PROGRAM.call(rpc, TypedEcho.ECHO, data));
+            assertEquals(TypedEcho.BLOCKING_THREAD, TypedEcho.PROGRAM.call(rpc, TypedEcho.WHERE, 0));
+        }
+        assertEquals(0, serverStats.errorsSent());
     }
 
     // ------------------------------------------------------------------ several Write chunks
