@@ -67,6 +67,18 @@ public final class XdrReader {
         return in.readableBytes();
     }
 
+    /** Bytes of placed DDP data not yet taken (0 without placed data). */
+    public long placedBytes() {
+        if (placed == null) {
+            return 0;
+        }
+        long n = 0;
+        for (ByteBuf b : placed) {
+            n += b.readableBytes();
+        }
+        return n;
+    }
+
     /** Placed DDP buffers not yet taken by {@link #readDdpOpaque(int)}. */
     public int pendingPlacedItems() {
         return placed == null ? 0 : placed.size();
