@@ -127,7 +127,7 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
         call.xid = xid;
         RpcMetrics m = metrics;
         if (m != null) {
-            call.measure(m);
+            call.measure(m.forChannel(call.channel));
         }
         pending.put(xid, call);
         if (call.armTimer) {

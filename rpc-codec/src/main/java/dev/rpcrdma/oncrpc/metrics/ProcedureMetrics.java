@@ -24,12 +24,15 @@ public final class ProcedureMetrics {
     private final LongAdder calls = new LongAdder();
     private final LongAdder errors = new LongAdder();
     private final ConcurrentHistogram latency = new ConcurrentHistogram(MAX_TRACKED, 2);
+    /** The server's or client's counters of this procedure when these are one connection's; else null. */
+    private final ProcedureMetrics parent;
 
-    ProcedureMetrics(int program, int version, int procedure, String name) {
+    ProcedureMetrics(int program, int version, int procedure, String name, ProcedureMetrics parent) {
         this.program = program;
         this.version = version;
         this.procedure = procedure;
         this.name = name;
+        this.parent = parent;
     }
 
     /** Records one completed call of {@code nanos}; {@code error} null if it succeeded. */
@@ -39,6 +42,9 @@ public final class ProcedureMetrics {
             errors.increment();
         }
         latency.recordValue(Math.min(Math.max(nanos, 0), MAX_TRACKED));
+        if (parent != null) {
+            parent.record(nanos, error);
+        }
     }
 
     /** The program number (0 for the unregistered bucket). */

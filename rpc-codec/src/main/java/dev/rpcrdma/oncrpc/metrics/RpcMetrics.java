@@ -4,6 +4,9 @@ import dev.rpcrdma.oncrpc.message.AcceptStat;
 import dev.rpcrdma.oncrpc.message.RpcReply;
 import dev.rpcrdma.oncrpc.program.RpcProcedureSpec;
 import dev.rpcrdma.oncrpc.program.RpcProgram;
+import io.netty.channel.Channel;
+import io.netty.util.Attribute;
+import io.netty.util.AttributeKey;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.LongObjectHashMap;
 import io.netty.util.internal.ObjectUtil;
@@ -50,6 +53,7 @@ public final class RpcMetrics implements AutoCloseable {
     }
 
     private static final RpcErrorKind[] KINDS = RpcErrorKind.values();
+    private static final AttributeKey<RpcMetrics> CONNECTION = AttributeKey.valueOf(RpcMetrics.class, "connection");
 
     private final String name;
     private final Role role;
@@ -63,15 +67,72 @@ public final class RpcMetrics implements AutoCloseable {
     private volatile List<ProcedureMetrics> registered = List.of();
     private volatile Map<String, LongSupplier> attached = Map.of();
     private ObjectName objectName;
+    /** The server's or client's metrics when these are one connection's; else null. */
+    private final RpcMetrics parent;
+    private final String connection;
+    private volatile boolean perConnection;
 
     /** Metrics called {@code name} (the JMX name) for a {@code role}. */
     public RpcMetrics(String name, Role role) {
+        this(name, role, null, null);
+    }
+
+    private RpcMetrics(String name, Role role, RpcMetrics parent, String connection) {
         this.name = ObjectUtil.checkNonEmpty(name, "name");
         this.role = ObjectUtil.checkNotNull(role, "role");
+        this.parent = parent;
+        this.connection = connection;
         for (int i = 0; i < errors.length; i++) {
             errors[i] = new LongAdder();
         }
-        unregistered = new ProcedureMetrics(0, 0, 0, "unregistered");
+        unregistered = new ProcedureMetrics(0, 0, 0, "unregistered", parent != null ? parent.unregistered : null);
+    }
+
+    /**
+     * Per connection on request: from now on every connection recording into these metrics gets its own
+     * {@link #forChannel child} as well (they still add up here), with its own MBean
+     * ({@code dev.rpcrdma:type=...,name=...,connection=<channel id>}) while this one is registered; off by default
+     * (a child costs a second histogram record per call and its memory per procedure).
+     */
+    public RpcMetrics perConnection(boolean on) {
+        perConnection = on;
+        return this;
+    }
+
+    /**
+     * The metrics {@code channel}'s calls are recorded into: these, or with {@link #perConnection(boolean)} on, the
+     * channel's own child (created on first use with this one's procedures, closed when the channel closes).
+     */
+    public RpcMetrics forChannel(Channel channel) {
+        if (!perConnection || parent != null) {
+            return this;
+        }
+        Attribute<RpcMetrics> attr = channel.attr(CONNECTION);
+        RpcMetrics child = attr.get();
+        if (child == null || child.parent != this) {
+            child = new RpcMetrics(name, role, this, channel.id().asShortText());
+            for (ProcedureMetrics p : registered) {
+                child.register(p.program(), p.version(), p.procedure(), p.name());
+            }
+            attr.set(child);
+            synchronized (lock) {
+                if (objectName != null) {
+                    try {
+                        child.registerMBean();
+                    } catch (JMException e) {
+                        throw new IllegalStateException("cannot register " + child.objectName(), e);
+                    }
+                }
+            }
+            RpcMetrics c = child;
+            channel.closeFuture().addListener(f -> c.close());
+        }
+        return child;
+    }
+
+    /** The connection (channel id) of a child from {@link #forChannel}, null for a server's or client's own. */
+    public String connection() {
+        return connection;
     }
 
     /** Registers every procedure of {@code program} (and NULL), named {@code program.PROCEDURE}. */
@@ -101,7 +162,8 @@ public final class RpcMetrics implements AutoCloseable {
             if (old != null) {
                 procedures.putAll(old);
             }
-            ProcedureMetrics m = new ProcedureMetrics(program, version, procedure, name);
+            ProcedureMetrics m = new ProcedureMetrics(program, version, procedure, name,
+                    parent != null ? parent.procedure(program, version, procedure) : null);
             procedures.put(procedure, m);
             next.put(key, procedures);
             List<ProcedureMetrics> list = new ArrayList<>(registered);
@@ -199,16 +261,25 @@ public final class RpcMetrics implements AutoCloseable {
     /** Counts bytes received. */
     public void recordBytesIn(long bytes) {
         bytesIn.add(bytes);
+        if (parent != null) {
+            parent.bytesIn.add(bytes);
+        }
     }
 
     /** Counts bytes sent. */
     public void recordBytesOut(long bytes) {
         bytesOut.add(bytes);
+        if (parent != null) {
+            parent.bytesOut.add(bytes);
+        }
     }
 
     /** Counts an error that no procedure's counters see (e.g. an unknown program). */
     public void recordError(RpcErrorKind kind) {
         errors[kind.ordinal()].increment();
+        if (parent != null) {
+            parent.errors[kind.ordinal()].increment();
+        }
     }
 
     /** Records a completed call of {@code procedure}: its latency and error (null: success). */
@@ -216,6 +287,9 @@ public final class RpcMetrics implements AutoCloseable {
         procedure.record(nanos, error);
         if (error != null) {
             errors[error.ordinal()].increment();
+            if (parent != null) {
+                parent.errors[error.ordinal()].increment();
+            }
         }
     }
 
@@ -243,14 +317,18 @@ public final class RpcMetrics implements AutoCloseable {
         return RpcErrorKind.SYSTEM_ERR;
     }
 
-    /** The JMX name: {@code dev.rpcrdma:type=RpcServer|RpcClient,name=<name>} (quoted if it needs to be). */
+    /**
+     * The JMX name: {@code dev.rpcrdma:type=RpcServer|RpcClient,name=<name>} (quoted if it needs to be), with
+     * {@code ,connection=<channel id>} for a connection's child.
+     */
     public ObjectName objectName() {
         String type = "dev.rpcrdma:type=" + role.jmxType + ",name=";
+        String suffix = connection != null ? ",connection=" + connection : "";
         try {
-            return new ObjectName(type + name);
+            return new ObjectName(type + name + suffix);
         } catch (MalformedObjectNameException e) {
             try {
-                return new ObjectName(type + ObjectName.quote(name));
+                return new ObjectName(type + ObjectName.quote(name) + suffix);
             } catch (MalformedObjectNameException impossible) {
                 throw new IllegalArgumentException(name, impossible);
             }
@@ -286,7 +364,7 @@ public final class RpcMetrics implements AutoCloseable {
 
     @Override
     public String toString() {
-        return role.jmxType + '(' + name + ": calls=" + calls() + ", errors=" + errors() + ", in=" + bytesIn()
+        return role.jmxType + '(' + name + (connection != null ? '/' + connection : "") + ": calls=" + calls() + ", errors=" + errors() + ", in=" + bytesIn()
                 + ", out=" + bytesOut() + ')';
     }
 }

@@ -113,13 +113,13 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
     private void dispatch(ChannelHandlerContext ctx, RpcCall call, InboundRpcMessage message) {
         long start = metrics != null ? System.nanoTime() : 0;
         if (call.rpcvers() != RpcCall.RPC_VERSION) {
-            recordRefusal(RpcErrorKind.DENIED);
+            recordRefusal(ctx, RpcErrorKind.DENIED);
             logger.debug("{} rpcvers {} refused: {}", ctx.channel(), call.rpcvers(), call);
             answer(ctx, RpcReply.rpcMismatch(call.xid(), RpcCall.RPC_VERSION, RpcCall.RPC_VERSION));
             return;
         }
         if (call.authError() != null) {
-            recordRefusal(RpcErrorKind.DENIED);
+            recordRefusal(ctx, RpcErrorKind.DENIED);
             logger.warn("{} {} refused: {}", ctx.channel(), call, call.authError());
             answer(ctx, RpcReply.authError(call.xid(), call.authError()));
             return;
@@ -130,7 +130,7 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
                 authSys = AuthSysCredential.decode(call.credential());
             } catch (XdrException e) {
                 logger.warn("{} {} has a malformed AUTH_SYS credential: {}", ctx.channel(), call, e.getMessage());
-                recordRefusal(RpcErrorKind.DENIED);
+                recordRefusal(ctx, RpcErrorKind.DENIED);
                 answer(ctx, RpcReply.authError(call.xid(), AuthStat.AUTH_BADCRED));
                 return;
             }
@@ -138,9 +138,10 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
         RpcProgramRegistry.Lookup found = registry.lookup(call.program(), call.version(), call.procedure());
         RpcCallContext context = new RpcCallContext(ctx, call, authSys);
         if (metrics != null) {
+            RpcMetrics m = metrics.forChannel(ctx.channel());
             XdrReader body = message.body();
-            metrics.recordBytesIn(body.readableBytes() + body.placedBytes());
-            context.measure(metrics, metrics.procedure(call.program(), call.version(), call.procedure()), start);
+            m.recordBytesIn(body.readableBytes() + body.placedBytes());
+            context.measure(m, m.procedure(call.program(), call.version(), call.procedure()), start);
         }
         if (!found.programKnown) {
             context.replyError(AcceptStat.PROG_UNAVAIL);
@@ -169,9 +170,9 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
         }
     }
 
-    private void recordRefusal(RpcErrorKind kind) {
+    private void recordRefusal(ChannelHandlerContext ctx, RpcErrorKind kind) {
         if (metrics != null) {
-            metrics.recordError(kind);
+            metrics.forChannel(ctx.channel()).recordError(kind);
         }
     }
 

@@ -40,6 +40,53 @@ class RpcMetricsTest {
     static final RpcProgram PROGRAM = RpcProgram.of(0x2004F0D0, 1, "metered", ECHO, FAIL);
 
     @Test
+    void perConnectionOnRequest() throws Exception {
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        try (RpcMetrics server = new RpcMetrics("per-connection-server", RpcMetrics.Role.SERVER).register(PROGRAM)
+                .perConnection(true).registerMBean()) {
+            RpcProgramRegistry registry = PROGRAM.service().implement(ECHO, (call, data) -> data)
+                    .implement(FAIL, (call, v) -> null).build().registerInto(new RpcProgramRegistry());
+            Channel listener = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                    .childHandler(new TcpRpcServerInitializer(new RpcDispatcher(registry, new RpcStats(), server)))
+                    .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+            RpcClient[] clients = new RpcClient[2];
+            for (int c = 0; c < 2; c++) {
+                clients[c] = RpcClient.of(new Bootstrap().group(group).channel(NioSocketChannel.class)
+                        .handler(new TcpRpcClientInitializer()).connect(listener.localAddress()).sync().channel());
+                for (int i = 0; i <= c; i++) {
+                    PROGRAM.call(clients[c], ECHO, new byte[8]).get(10, TimeUnit.SECONDS);
+                }
+            }
+            assertEquals(3, server.procedure(PROGRAM.program(), 1, 1).calls(), "the server adds its connections up");
+            MBeanServer mbeans = ManagementFactory.getPlatformMBeanServer();
+            java.util.Set<ObjectName> children = mbeans.queryNames(
+                    new ObjectName("dev.rpcrdma:type=RpcServer,name=per-connection-server,connection=*"), null);
+            assertEquals(2, children.size(), children.toString());
+            long[] perConnection = new long[2];
+            int i = 0;
+            for (ObjectName n : children) {
+                perConnection[i++] = (Long) mbeans.getAttribute(n, "metered.ECHO.Calls");
+            }
+            java.util.Arrays.sort(perConnection);
+            assertEquals(1, perConnection[0]);
+            assertEquals(2, perConnection[1]);
+            for (RpcClient c : clients) {
+                c.channel().close().sync();
+            }
+            listener.close().sync();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!mbeans.queryNames(new ObjectName("dev.rpcrdma:type=RpcServer,name=per-connection-server,"
+                    + "connection=*"), null).isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(mbeans.queryNames(new ObjectName("dev.rpcrdma:type=RpcServer,name=per-connection-server,"
+                    + "connection=*"), null).isEmpty(), "a connection's MBean goes when it closes");
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    @Test
     void knownWorkloadGivesExactCountsInCodeAndOverJmx() throws Exception {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         try (RpcMetrics server = new RpcMetrics("metrics-test-server", RpcMetrics.Role.SERVER).register(PROGRAM);
