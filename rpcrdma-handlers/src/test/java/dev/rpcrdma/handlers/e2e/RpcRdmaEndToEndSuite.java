@@ -36,6 +36,8 @@ import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.header.RdmaErrorCode;
 import dev.rpcrdma.handlers.requester.RpcRdmaRequester;
 import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.metrics.RpcErrorKind;
+import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
 import dev.rpcrdma.oncrpc.client.BlockingRpcClient;
 import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.client.RpcClient;
@@ -98,6 +100,8 @@ abstract class RpcRdmaEndToEndSuite {
     RpcRdmaStats clientStats;
     RpcStats serverRpcStats;
     RpcClient client;
+    final RpcMetrics serverMetrics = new RpcMetrics("e2e-server", RpcMetrics.Role.SERVER).register(TypedEcho.PROGRAM);
+    final RpcMetrics clientMetrics = new RpcMetrics("e2e-client", RpcMetrics.Role.CLIENT).register(TypedEcho.PROGRAM);
     /** Runs the typed program's blocking procedure. */
     final java.util.concurrent.ExecutorService blockingExecutor = java.util.concurrent.Executors.newFixedThreadPool(2,
             r -> new Thread(r, TypedEcho.BLOCKING_THREAD));
@@ -115,6 +119,8 @@ abstract class RpcRdmaEndToEndSuite {
     @AfterEach
     void stopLoop() throws Exception {
         blockingExecutor.shutdownNow();
+        serverMetrics.close();
+        clientMetrics.close();
         for (Channel c : channels) {
             c.close().await(TIMEOUT, TimeUnit.SECONDS);
         }
@@ -133,7 +139,8 @@ abstract class RpcRdmaEndToEndSuite {
         serverRpcStats = new RpcStats();
         RpcRdmaServerInitializer init = new RpcRdmaServerInitializer(
                 new RpcDispatcher(TypedEcho.service(blockingExecutor).registerInto(EchoService.registry()),
-                        serverRpcStats), serverConfig, serverStats);
+                        serverRpcStats, serverMetrics), serverConfig, serverStats);
+        serverStats.attachTo(serverMetrics);
         // No init.configure(...): the initializer sizes each accepted connection itself (accept-time sizing), so
         // every negotiation test here also proves the receive buffers match what the server advertises.
         ServerBootstrap sb = new ServerBootstrap().group(group).channel(RdmaServerChannel.class).childHandler(init);
@@ -146,6 +153,8 @@ abstract class RpcRdmaEndToEndSuite {
                 .connect(server.localAddress()).sync().channel();
         channels.add(c);
         client = RpcClient.of(c);
+        client.handler().metrics(clientMetrics);
+        clientStats.attachTo(clientMetrics);
     }
 
     void start() throws Exception {
@@ -491,6 +500,46 @@ abstract class RpcRdmaEndToEndSuite {
             assertEquals(TypedEcho.BLOCKING_THREAD, TypedEcho.PROGRAM.call(rpc, TypedEcho.WHERE, 0));
         }
         assertEquals(0, serverStats.errorsSent());
+    }
+
+    /**
+     * Metrics over RDMA (issue 15): exact calls, errors, XDR bytes and chunk counters after a known workload, on both
+     * sides, in code and through the platform MBeanServer.
+     */
+    @Test
+    void metricsCountAKnownWorkloadOnBothSides() throws Exception {
+        start();
+        serverMetrics.registerMBean();
+        clientMetrics.registerMBean();
+        byte[] data = pattern(600_000, 9);
+        for (int i = 0; i < 3; i++) {
+            assertArrayEquals(data, get(TypedEcho.PROGRAM.call(client, TypedEcho.ECHO, data)));
+        }
+        assertEquals(8, get(TypedEcho.PROGRAM.call(client, TypedEcho.LENGTH, new byte[8])));
+        assertThrows(ExecutionException.class, () -> get(client.callNull(TypedEcho.PROGRAM.program(), 7)));
+        for (RpcMetrics m : new RpcMetrics[] {serverMetrics, clientMetrics}) {
+            String side = m.toString();
+            assertEquals(3, m.procedure(TypedEcho.PROGRAM.program(), 1, TypedEcho.ECHO.number()).calls(), side);
+            assertEquals(3, m.procedure(TypedEcho.PROGRAM.program(), 1, TypedEcho.ECHO.number()).latency()
+                    .getTotalCount(), side);
+            assertEquals(1, m.procedure(TypedEcho.PROGRAM.program(), 1, TypedEcho.LENGTH.number()).calls(), side);
+            assertEquals(1, m.unregistered().calls(), side);
+            assertEquals(5, m.calls(), side);
+            assertEquals(1, m.errors(), side);
+            assertEquals(1, m.errors(RpcErrorKind.PROG_MISMATCH), side);
+            // opaque<600000> is 4 + 600000 bytes each way; LENGTH: 4 + 8 in, an int out.
+            assertEquals(3 * 600_004L + (m.role() == RpcMetrics.Role.SERVER ? 12 : 4), m.bytesIn(), side);
+            assertEquals(3 * 600_004L + (m.role() == RpcMetrics.Role.SERVER ? 4 : 12), m.bytesOut(), side);
+        }
+        assertEquals(3L, clientMetrics.attached().get("RpcRdma.LongReplies").getAsLong());
+        assertEquals(3L, serverMetrics.attached().get("RpcRdma.LongCalls").getAsLong());
+        javax.management.MBeanServer mbeans = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        assertEquals(3L, mbeans.getAttribute(new javax.management.ObjectName(
+                "dev.rpcrdma:type=RpcClient,name=e2e-client"), "typed-echo.ECHO.Calls"));
+        assertEquals(3L, mbeans.getAttribute(new javax.management.ObjectName(
+                "dev.rpcrdma:type=RpcServer,name=e2e-server"), "RpcRdma.LongReplies"));
+        assertEquals(5L, mbeans.getAttribute(new javax.management.ObjectName(
+                "dev.rpcrdma:type=RpcServer,name=e2e-server"), "Calls"));
     }
 
     // ------------------------------------------------------------------ several Write chunks
