@@ -4,7 +4,9 @@ import dev.rpcrdma.oncrpc.client.BlockingRpcClient;
 import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.client.RpcException;
+import dev.rpcrdma.oncrpc.rpcbind.RpcbEntry;
 import dev.rpcrdma.oncrpc.rpcbind.RpcbindClient;
+import dev.rpcrdma.oncrpc.rpcbind.UniversalAddress;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.channel.Channel;
@@ -12,6 +14,8 @@ import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.internal.ObjectUtil;
 
 import java.io.IOException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -167,18 +171,32 @@ public final class RpcProgram {
     // ------------------------------------------------------------------ rpcbind
 
     /**
-     * Registers this program version with rpcbind (RFC 1833 RPCBPROC_SET version 4, netid tcp/tcp6) at the address
-     * {@code server} is bound to (a wildcard address is advertised as loopback), and unregisters it
-     * (RPCBPROC_UNSET) when {@code server} closes. Completes with rpcbind's answer (false: refused, e.g. already
-     * registered). {@code rpcbind} must stay open until {@code server} is closed for the removal to reach it.
+     * Registers this program version with rpcbind (RFC 1833 RPCBPROC_SET version 4, netid tcp or tcp6 after the
+     * address family) at the address {@code server} is bound to, and unregisters it when {@code server} closes; see
+     * {@link #advertise(Channel, RpcbindClient, String)}.
      */
     public CompletableFuture<Boolean> advertise(Channel server, RpcbindClient rpcbind) {
         ObjectUtil.checkNotNull(server, "server");
+        InetSocketAddress bound = (InetSocketAddress) server.localAddress();
+        return advertise(server, rpcbind, bound.getAddress() instanceof Inet6Address ? "tcp6" : "tcp");
+    }
+
+    /**
+     * Registers this program version with rpcbind (RFC 1833 RPCBPROC_SET version 4) under {@code netid} (e.g.
+     * {@code "rdma"} or {@code "rdma6"} for RPC-over-RDMA, RFC 5665 §5.2.3) at the address {@code server} is bound
+     * to (a wildcard address is advertised as loopback), and unregisters it (RPCBPROC_UNSET, every netid) when
+     * {@code server} closes. Completes with rpcbind's answer (false: refused, e.g. already registered).
+     * {@code rpcbind}'s connection must stay open until {@code server} is closed for the removal to reach it.
+     */
+    public CompletableFuture<Boolean> advertise(Channel server, RpcbindClient rpcbind, String netid) {
+        ObjectUtil.checkNotNull(server, "server");
         ObjectUtil.checkNotNull(rpcbind, "rpcbind");
+        ObjectUtil.checkNonEmpty(netid, "netid");
         InetSocketAddress bound = (InetSocketAddress) server.localAddress();
         InetSocketAddress address = bound.getAddress().isAnyLocalAddress()
-                ? new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), bound.getPort()) : bound;
-        return rpcbind.register(program, version, address).thenApply(registered -> {
+                ? new InetSocketAddress(InetAddress.getLoopbackAddress(), bound.getPort()) : bound;
+        RpcbEntry entry = new RpcbEntry(program, version, netid, UniversalAddress.format(address), "");
+        return rpcbind.rpcbSet(entry).thenApply(registered -> {
             if (registered) {
                 server.closeFuture().addListener(f -> rpcbind.unregister(program, version));
             }

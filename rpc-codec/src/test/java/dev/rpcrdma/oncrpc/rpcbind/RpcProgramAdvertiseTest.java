@@ -36,6 +36,16 @@ class RpcProgramAdvertiseTest {
             RpcProcedureSpec.of(1, "ADD_ONE", XdrCodec.INT, XdrCodec.INT);
     static final RpcProgram PROGRAM = RpcProgram.of(0x2004F0C8, 3, "advertised", ADD_ONE);
 
+    private static java.util.List<RpcbEntry> rdmaEntries(RpcbindClient rpcbind) throws Exception {
+        java.util.List<RpcbEntry> found = new java.util.ArrayList<>();
+        for (RpcbEntry e : rpcbind.rpcbDump(RpcbindClient.RPCB_VERSION_4).get(10, TimeUnit.SECONDS)) {
+            if (e.program() == PROGRAM.program() && e.netid().equals("rdma")) {
+                found.add(e);
+            }
+        }
+        return found;
+    }
+
     @Test
     void registeredOnBindAndRemovedOnClose() throws Exception {
         LocalRpcbind.ensureRunning();
@@ -72,6 +82,23 @@ class RpcProgramAdvertiseTest {
                         .get(10, TimeUnit.SECONDS);
             } while (!after.isEmpty() && System.nanoTime() < deadline);
             assertEquals("", after, "unregistered when the server closed");
+
+            // RPC-over-RDMA servers advertise under their own netid (RFC 5665): any bound channel will do here.
+            Channel rdmaLike = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                    .childHandler(new TcpRpcServerInitializer(new RpcDispatcher(registry, new RpcStats())))
+                    .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+            assertTrue(PROGRAM.advertise(rdmaLike, rpcbind, "rdma").get(10, TimeUnit.SECONDS));
+            // rpcbind answers GETADDR only for netids in its netconfig (no "rdma" there): DUMP lists the entry.
+            RpcbEntry expected = new RpcbEntry(PROGRAM.program(), PROGRAM.version(), "rdma",
+                    UniversalAddress.format((InetSocketAddress) rdmaLike.localAddress()), "");
+            assertTrue(rdmaEntries(rpcbind).stream().anyMatch(e -> e.address().equals(expected.address())),
+                    rdmaEntries(rpcbind).toString());
+            rdmaLike.close().sync();
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!rdmaEntries(rpcbind).isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(java.util.List.of(), rdmaEntries(rpcbind), "unregistered when the server closed");
             rpcbindRpc.channel().close().sync();
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
