@@ -22,87 +22,59 @@ public interface XdrCodec<T> {
     /** Reads one value. */
     T read(XdrReader in) throws XdrException;
 
-    /** Nothing on the wire (void arguments or results); reads as null. */
-    XdrCodec<Void> VOID = new XdrCodec<>() {
-        @Override
-        public void write(XdrPayload out, Void value) {
-        }
+    /** Writes one value (a codec's write half). */
+    @FunctionalInterface
+    interface Writer<T> {
+        /** Writes {@code value} at the end of {@code out}. */
+        void write(XdrPayload out, T value) throws XdrException;
+    }
 
-        @Override
-        public Void read(XdrReader in) {
-            return null;
-        }
-    };
+    /** Reads one value (a codec's read half). */
+    @FunctionalInterface
+    interface Reader<T> {
+        /** Reads one value. */
+        T read(XdrReader in) throws XdrException;
+    }
+
+    /** A codec of a writer and a reader, e.g. {@code XdrCodec.of((out, p) -> ..., in -> new Point(...))}. */
+    static <T> XdrCodec<T> of(Writer<T> writer, Reader<T> reader) {
+        ObjectUtil.checkNotNull(writer, "writer");
+        ObjectUtil.checkNotNull(reader, "reader");
+        return new XdrCodec<>() {
+            @Override
+            public void write(XdrPayload out, T value) throws XdrException {
+                writer.write(out, value);
+            }
+
+            @Override
+            public T read(XdrReader in) throws XdrException {
+                return reader.read(in);
+            }
+        };
+    }
+
+    /** Nothing on the wire (void arguments or results); reads as null. */
+    XdrCodec<Void> VOID = of((out, value) -> { }, in -> null);
 
     /** RFC 4506 §4.1 int. */
-    XdrCodec<Integer> INT = new XdrCodec<>() {
-        @Override
-        public void write(XdrPayload out, Integer value) {
-            out.writer().writeInt(value);
-        }
-
-        @Override
-        public Integer read(XdrReader in) throws XdrException {
-            return in.readInt();
-        }
-    };
+    XdrCodec<Integer> INT = of((out, value) -> out.writer().writeInt(value), XdrReader::readInt);
 
     /** RFC 4506 §4.5 hyper. */
-    XdrCodec<Long> HYPER = new XdrCodec<>() {
-        @Override
-        public void write(XdrPayload out, Long value) {
-            out.writer().writeHyper(value);
-        }
-
-        @Override
-        public Long read(XdrReader in) throws XdrException {
-            return in.readHyper();
-        }
-    };
+    XdrCodec<Long> HYPER = of((out, value) -> out.writer().writeHyper(value), XdrReader::readHyper);
 
     /** RFC 4506 §4.4 bool. */
-    XdrCodec<Boolean> BOOL = new XdrCodec<>() {
-        @Override
-        public void write(XdrPayload out, Boolean value) {
-            out.writer().writeBool(value);
-        }
-
-        @Override
-        public Boolean read(XdrReader in) throws XdrException {
-            return in.readBool();
-        }
-    };
+    XdrCodec<Boolean> BOOL = of((out, value) -> out.writer().writeBool(value), XdrReader::readBool);
 
     /** RFC 4506 §4.11 {@code string<max>}, UTF-8. */
     static XdrCodec<String> string(int max) {
         ObjectUtil.checkPositiveOrZero(max, "max");
-        return new XdrCodec<>() {
-            @Override
-            public void write(XdrPayload out, String value) {
-                out.writer().writeString(value);
-            }
-
-            @Override
-            public String read(XdrReader in) throws XdrException {
-                return in.readString(max);
-            }
-        };
+        return of((out, value) -> out.writer().writeString(value), in -> in.readString(max));
     }
 
     /** RFC 4506 §4.10 {@code opaque<max>}, a plain (not DDP-eligible) item, as a byte array. */
     static XdrCodec<byte[]> opaque(int max) {
         ObjectUtil.checkPositiveOrZero(max, "max");
-        return new XdrCodec<>() {
-            @Override
-            public void write(XdrPayload out, byte[] value) {
-                out.writer().writeOpaque(value);
-            }
-
-            @Override
-            public byte[] read(XdrReader in) throws XdrException {
-                return in.readOpaque(max);
-            }
-        };
+        return of((out, value) -> out.writer().writeOpaque(value), in -> in.readOpaque(max));
     }
 
     /**
@@ -111,16 +83,6 @@ public interface XdrCodec<T> {
      */
     static XdrCodec<byte[]> ddpOpaque(int max) {
         ObjectUtil.checkPositiveOrZero(max, "max");
-        return new XdrCodec<>() {
-            @Override
-            public void write(XdrPayload out, byte[] value) {
-                out.writeDdpOpaque(Unpooled.wrappedBuffer(value));
-            }
-
-            @Override
-            public byte[] read(XdrReader in) throws XdrException {
-                return in.readOpaque(max);
-            }
-        };
+        return of((out, value) -> out.writeDdpOpaque(Unpooled.wrappedBuffer(value)), in -> in.readOpaque(max));
     }
 }
