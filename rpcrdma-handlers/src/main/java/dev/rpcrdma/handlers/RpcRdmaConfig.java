@@ -13,7 +13,9 @@ import io.netty.util.internal.ObjectUtil;
  *   <li>remote invalidation: the R bit (RFC 8797 §4.1);</li>
  *   <li>credits: what a requester asks for ({@code rdma_credit} of its calls) and the bounds within which a
  *       responder adapts its grant (RFC 8166 §3.3.1);</li>
- *   <li>header bounds ({@link RpcRdmaLimits}) and the largest RPC message reassembled from chunks.</li>
+ *   <li>header bounds ({@link RpcRdmaLimits}) and the largest RPC message reassembled from chunks;</li>
+ *   <li>requester: the largest reply of a call that declares none ({@link #withMaxReplySize(int)}), the size of
+ *       the Reply chunk such a call offers (RFC 8166 §3.5.4).</li>
  * </ul>
  */
 public final class RpcRdmaConfig {
