@@ -364,7 +364,8 @@ public final class RpcMetrics implements AutoCloseable {
 
     @Override
     public String toString() {
-        return role.jmxType + '(' + name + (connection != null ? '/' + connection : "") + ": calls=" + calls() + ", errors=" + errors() + ", in=" + bytesIn()
+        return role.jmxType + '(' + name + (connection != null ? '/' + connection : "") + ": calls=" + calls()
+                + ", errors=" + errors() + ", in=" + bytesIn()
                 + ", out=" + bytesOut() + ')';
     }
 }

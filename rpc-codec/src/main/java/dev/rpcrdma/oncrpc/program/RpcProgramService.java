@@ -11,13 +11,15 @@ import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.BiConsumer;
 
 /**
- * The server side of an {@link RpcProgram}: one {@link RpcHandler} per declared procedure, made into
- * {@link RpcProcedure}s and registered into an {@link RpcProgramRegistry} (NULL, procedure 0, answered empty unless
- * declared). Arguments are decoded on the connection's event loop (the reader is valid only there); a procedure
+ * The server side of an {@link RpcProgram}: one {@link RpcHandler} (or {@link AsyncRpcHandler}, answering through
+ * a stage) per declared procedure, made into {@link RpcProcedure}s and registered into an
+ * {@link RpcProgramRegistry} (NULL, procedure 0, answered empty unless declared). Arguments are decoded on the connection's event loop (the reader is valid only there); a procedure
  * declared {@link RpcProcedureSpec#blocking() blocking} then runs on the executor given to the builder, and its
  * reply is written on the connection's loop as any {@link RpcCallContext} reply is. Immutable and thread-safe.
  */
@@ -61,15 +63,26 @@ public final class RpcProgramService {
      */
     public static final class Builder {
         private final RpcProgram program;
-        private final IntObjectHashMap<RpcHandler<?, ?>> handlers = new IntObjectHashMap<>();
+        /** An {@link RpcHandler} or an {@link AsyncRpcHandler} per procedure number. */
+        private final IntObjectHashMap<Object> handlers = new IntObjectHashMap<>();
         private Executor executor;
 
         Builder(RpcProgram program) {
             this.program = program;
         }
 
-        /** Implements {@code procedure} with {@code handler}. */
+        /** Implements {@code procedure} with {@code handler} (on the loop, or the executor if it is blocking). */
         public <A, R> Builder implement(RpcProcedureSpec<A, R> procedure, RpcHandler<A, R> handler) {
+            program.check(procedure);
+            handlers.put(procedure.number(), ObjectUtil.checkNotNull(handler, "handler"));
+            return this;
+        }
+
+        /**
+         * Implements {@code procedure} with {@code handler}, which answers through a stage (started on the loop, or on
+         * the executor if the procedure is blocking).
+         */
+        public <A, R> Builder implementAsync(RpcProcedureSpec<A, R> procedure, AsyncRpcHandler<A, R> handler) {
             program.check(procedure);
             handlers.put(procedure.number(), ObjectUtil.checkNotNull(handler, "handler"));
             return this;
@@ -85,7 +98,7 @@ public final class RpcProgramService {
         public RpcProgramService build() {
             IntObjectHashMap<RpcProcedure> procedures = new IntObjectHashMap<>();
             for (RpcProcedureSpec<?, ?> spec : program.procedures()) {
-                RpcHandler<?, ?> handler = handlers.get(spec.number());
+                Object handler = handlers.get(spec.number());
                 if (handler == null) {
                     throw new IllegalStateException(program + " procedure " + spec + " has no implementation");
                 }
@@ -97,24 +110,52 @@ public final class RpcProgramService {
             }
             return new RpcProgramService(program, procedures);
         }
+    }
 
-        @SuppressWarnings("unchecked")
-        private static <A, R> RpcProcedure procedure(RpcProcedureSpec<A, R> spec, RpcHandler<?, ?> untyped,
-                                                     Executor executor) {
-            RpcHandler<A, R> handler = (RpcHandler<A, R>) untyped;
-            if (executor == null) {
-                return (call, in) -> run(spec, handler, call, spec.arguments().read(in));
-            }
-            return (call, in) -> {
-                A args = spec.arguments().read(in);
-                try {
-                    executor.execute(() -> run(spec, handler, call, args));
-                } catch (RejectedExecutionException e) {
-                    logger.warn("{} {}: executor refused the call", call.channel(), spec, e);
-                    call.replyError(AcceptStat.SYSTEM_ERR);
-                }
-            };
+    /** The procedure running {@code handler} (RpcHandler or AsyncRpcHandler) on the loop or {@code executor}. */
+    @SuppressWarnings("unchecked")
+    static <A, R> RpcProcedure procedure(RpcProcedureSpec<A, R> spec, Object handler, Executor executor) {
+        BiConsumer<RpcCallContext, A> run = handler instanceof AsyncRpcHandler
+                ? (call, args) -> start(spec, (AsyncRpcHandler<A, R>) handler, call, args)
+                : (call, args) -> run(spec, (RpcHandler<A, R>) handler, call, args);
+        if (executor == null) {
+            return (call, in) -> run.accept(call, spec.arguments().read(in));
         }
+        return (call, in) -> {
+            A args = spec.arguments().read(in);
+            try {
+                executor.execute(() -> run.accept(call, args));
+            } catch (RejectedExecutionException e) {
+                logger.warn("{} {}: executor refused the call", call.channel(), spec, e);
+                call.replyError(AcceptStat.SYSTEM_ERR);
+            }
+        };
+    }
+
+    /** Starts {@code handler}; answers when its stage completes. */
+    static <A, R> void start(RpcProcedureSpec<A, R> spec, AsyncRpcHandler<A, R> handler, RpcCallContext call,
+                             A args) {
+        CompletionStage<R> stage;
+        try {
+            stage = handler.handle(call, args);
+        } catch (Exception e) {
+            logger.warn("{} {} failed", call.channel(), spec, e);
+            call.replyError(AcceptStat.SYSTEM_ERR);
+            return;
+        }
+        if (stage == null) {
+            logger.warn("{} {} returned no stage", call.channel(), spec);
+            call.replyError(AcceptStat.SYSTEM_ERR);
+            return;
+        }
+        stage.whenComplete((result, failure) -> {
+            if (failure != null) {
+                logger.warn("{} {} failed", call.channel(), spec, failure);
+                call.replyError(AcceptStat.SYSTEM_ERR);
+            } else {
+                answer(spec, call, result);
+            }
+        });
     }
 
     /** Runs {@code handler} and answers: results, or SYSTEM_ERR if it (or the results' encoding) failed. */
@@ -127,6 +168,11 @@ public final class RpcProgramService {
             call.replyError(AcceptStat.SYSTEM_ERR);
             return;
         }
+        answer(spec, call, result);
+    }
+
+    /** Answers {@code result}, or SYSTEM_ERR if it does not encode. */
+    private static <R> void answer(RpcProcedureSpec<?, R> spec, RpcCallContext call, R result) {
         XdrPayload results = call.newPayload();
         try {
             spec.results().write(results, result);

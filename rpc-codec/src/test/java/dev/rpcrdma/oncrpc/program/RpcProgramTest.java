@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -43,7 +44,8 @@ class RpcProgramTest {
     static final RpcProcedureSpec<Integer, String> THREAD =
             RpcProcedureSpec.of(2, "THREAD", XdrCodec.INT, XdrCodec.string(256)).blocking();
     static final RpcProcedureSpec<Void, Void> FAIL = RpcProcedureSpec.of(3, "FAIL", XdrCodec.VOID, XdrCodec.VOID);
-    static final RpcProgram PROGRAM = RpcProgram.of(0x2004F0C0, 1, "typed", ECHO, THREAD, FAIL);
+    static final RpcProcedureSpec<Integer, Long> LATER = RpcProcedureSpec.of(4, "LATER", XdrCodec.INT, XdrCodec.HYPER);
+    static final RpcProgram PROGRAM = RpcProgram.of(0x2004F0C0, 1, "typed", ECHO, THREAD, FAIL, LATER);
 
     EventLoopGroup group;
     ExecutorService executor;
@@ -64,6 +66,10 @@ class RpcProgramTest {
                 .implement(FAIL, (call, v) -> {
                     throw new IllegalStateException("expected by the test");
                 })
+                .implementAsync(LATER, (call, n) -> n < 0
+                        ? CompletableFuture.failedFuture(new IllegalArgumentException("expected by the test"))
+                        : CompletableFuture.supplyAsync(() -> n * 1_000_000_000L, CompletableFuture.delayedExecutor(
+                                20, TimeUnit.MILLISECONDS)))
                 .executor(executor)
                 .build()
                 .registerInto(new RpcProgramRegistry());
@@ -103,10 +109,20 @@ class RpcProgramTest {
     }
 
     @Test
+    void asyncImplementationsAnswerWhenTheirStageCompletes() throws Exception {
+        assertEquals(3_000_000_000L, PROGRAM.call(client, LATER, 3).get(10, TimeUnit.SECONDS));
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> PROGRAM.call(client, LATER, -1).get(10, TimeUnit.SECONDS));
+        assertEquals(AcceptStat.SYSTEM_ERR,
+                assertInstanceOf(RpcReplyException.class, e.getCause()).reply().acceptStat());
+    }
+
+    @Test
     void aFailingImplementationAnswersSystemErr() throws Exception {
         ExecutionException e = assertThrows(ExecutionException.class,
                 () -> PROGRAM.call(client, FAIL, null).get(10, TimeUnit.SECONDS));
-        assertEquals(AcceptStat.SYSTEM_ERR, assertInstanceOf(RpcReplyException.class, e.getCause()).reply().acceptStat());
+        assertEquals(AcceptStat.SYSTEM_ERR,
+                assertInstanceOf(RpcReplyException.class, e.getCause()).reply().acceptStat());
     }
 
     @Test
@@ -116,6 +132,7 @@ class RpcProgramTest {
         assertThrows(IllegalArgumentException.class, () -> PROGRAM.call(client, other, null));
         assertThrows(IllegalStateException.class, () -> PROGRAM.service().implement(ECHO, (c, d) -> d).build());
         assertThrows(IllegalStateException.class, () -> PROGRAM.service().implement(ECHO, (c, d) -> d)
-                .implement(THREAD, (c, n) -> "").implement(FAIL, (c, v) -> null).build());
+                .implement(THREAD, (c, n) -> "").implement(FAIL, (c, v) -> null)
+                .implementAsync(LATER, (c, n) -> null).build());
     }
 }
