@@ -10,7 +10,11 @@
  *   <li>{@link dev.rpcrdma.oncrpc.client}: xids, pending calls, timeouts;</li>
  *   <li>{@link dev.rpcrdma.oncrpc.tcp}: RFC 5531 §11 record marking and the stream pipelines (TCP on NIO or
  *       epoll, AF_UNIX); an RPC-over-RDMA transport replaces only this package's handlers;</li>
- *   <li>{@link dev.rpcrdma.oncrpc.rpcbind}: rpcbind/portmapper client (RFC 1833) for registration.</li>
+ *   <li>{@link dev.rpcrdma.oncrpc.rpcbind}: rpcbind/portmapper client (RFC 1833) for registration;</li>
+ *   <li>{@link dev.rpcrdma.oncrpc.program}: typed programs declared once, served (blocking procedures on an
+ *       executor) and called over any transport, advertised with rpcbind;</li>
+ *   <li>{@link dev.rpcrdma.oncrpc.metrics}: per-server, per-client and per-connection metrics (HdrHistogram
+ *       latencies, errors by kind, bytes), readable in code and as JMX MBeans.</li>
  * </ul>
  * The dispatcher and the client handler see only {@code InboundRpcMessage} / {@code OutboundRpcMessage}, so user
  * procedures never know which transport carries them.
@@ -22,7 +26,8 @@
  *       unused (its item is then inline); call {@code RpcMessageCodec.decode(inline, placed)}
  *       (it takes ownership) and fire the {@code InboundRpcMessage} up the pipeline; an {@code XdrException} means
  *       log, count ({@link dev.rpcrdma.oncrpc.RpcStats#recordMalformedMessage()}) and drop. Procedures and reply
- *       decoders read DDP items with {@code XdrReader.readDdpOpaque(max)}.</li>
+ *       decoders read DDP items with {@code XdrReader.readDdpOpaque(max)}, or with the plain opaque reads, which
+ *       take a placed item of the declared length too.</li>
  *   <li>Outbound: intercept {@code OutboundRpcMessage} in {@code write}; {@code RpcMessageCodec.encode(alloc, msg)}
  *       gives an {@code XdrPayload} whose {@code ddpItems()} carry the RFC 8166 §3.5.3 XDR positions (Read chunks
  *       of a call, Write chunks of a reply) and whose {@code writeReduced}/{@code writeInline} produce the

@@ -13,14 +13,19 @@ import io.netty.util.internal.ObjectUtil;
  *   <li>remote invalidation: the R bit (RFC 8797 §4.1);</li>
  *   <li>credits: what a requester asks for ({@code rdma_credit} of its calls) and the bounds within which a
  *       responder adapts its grant (RFC 8166 §3.3.1);</li>
- *   <li>header bounds ({@link RpcRdmaLimits}) and the largest RPC message reassembled from chunks.</li>
+ *   <li>header bounds ({@link RpcRdmaLimits}) and the largest RPC message reassembled from chunks;</li>
+ *   <li>requester: the largest reply of a call that declares none ({@link #withMaxReplySize(int)}), the size of
+ *       the Reply chunk such a call offers (RFC 8166 §3.5.4).</li>
  * </ul>
  */
 public final class RpcRdmaConfig {
 
+    /** The default {@link #maxReplySize()}: 1 MiB. */
+    public static final int DEFAULT_MAX_REPLY_SIZE = 1 << 20;
+
     /** Linux's defaults: 4 KiB inline both ways, remote invalidation, 128 requested credits, grants 1..64. */
     public static final RpcRdmaConfig DEFAULT = new RpcRdmaConfig(4096, 4096, true, 128, 1, 64,
-            RpcRdmaLimits.DEFAULT, 4 << 20, 16);
+            RpcRdmaLimits.DEFAULT, 4 << 20, 16, DEFAULT_MAX_REPLY_SIZE);
 
     private final int sendSize;
     private final int receiveSize;
@@ -31,9 +36,11 @@ public final class RpcRdmaConfig {
     private final RpcRdmaLimits limits;
     private final int maxMessageSize;
     private final int backwardCredits;
+    private final int maxReplySize;
 
     private RpcRdmaConfig(int sendSize, int receiveSize, boolean remoteInvalidation, int maxRequests, int minGrant,
-                          int maxGrant, RpcRdmaLimits limits, int maxMessageSize, int backwardCredits) {
+                          int maxGrant, RpcRdmaLimits limits, int maxMessageSize, int backwardCredits,
+                          int maxReplySize) {
         this.sendSize = ObjectUtil.checkInRange(sendSize, RpcRdmaPrivateData.MIN_INLINE_SIZE,
                 RpcRdmaPrivateData.MAX_INLINE_SIZE, "sendSize") & ~1023;
         this.receiveSize = ObjectUtil.checkInRange(receiveSize, RpcRdmaPrivateData.MIN_INLINE_SIZE,
@@ -48,36 +55,57 @@ public final class RpcRdmaConfig {
         this.limits = ObjectUtil.checkNotNull(limits, "limits");
         this.maxMessageSize = ObjectUtil.checkPositive(maxMessageSize, "maxMessageSize");
         this.backwardCredits = ObjectUtil.checkInRange(backwardCredits, 1, 256, "backwardCredits");
+        this.maxReplySize = ObjectUtil.checkPositive(maxReplySize, "maxReplySize");
+    }
+
+    /**
+     * Requester: the largest reply a call may receive when neither its {@code CallOptions.withMaxReplySize} nor its
+     * procedure's declared maximum ({@code RpcProcedureSpec.maxReplySize}) says (RFC 8166 §3.5.4: the Reply chunk
+     * is sized before the call is sent). Every such call offers a Reply chunk of this size, so a reply of any
+     * size up to it arrives whatever it is (inline, in the Reply chunk, or through Write chunks) and the caller
+     * reads it the same way. A larger reply fails the call with an {@link RpcRdmaErrorException} (ERR_CHUNK)
+     * naming this setting. Memory cost: one buffer of this size allocated and registered for remote write per
+     * outstanding call (up to {@link #maxRequests()} at once), released when the reply arrives; declare small
+     * maxima on procedures with small replies to avoid it. Default {@value #DEFAULT_MAX_REPLY_SIZE} bytes.
+     */
+    public RpcRdmaConfig withMaxReplySize(int maxReplySize) {
+        return new RpcRdmaConfig(sendSize, receiveSize, remoteInvalidation, maxRequests, minGrant, maxGrant, limits,
+                maxMessageSize, backwardCredits, maxReplySize);
+    }
+
+    /** See {@link #withMaxReplySize(int)}. */
+    public int maxReplySize() {
+        return maxReplySize;
     }
 
     /** With these inline sizes (RFC 8797 §4.2; rounded down to 1 KiB). */
     public RpcRdmaConfig withInlineSizes(int sendSize, int receiveSize) {
         return new RpcRdmaConfig(sendSize, receiveSize, remoteInvalidation, maxRequests, minGrant, maxGrant, limits,
-                maxMessageSize, backwardCredits);
+                maxMessageSize, backwardCredits, maxReplySize);
     }
 
     /** With or without the R bit (RFC 8797 §4.1). */
     public RpcRdmaConfig withRemoteInvalidation(boolean on) {
         return new RpcRdmaConfig(sendSize, receiveSize, on, maxRequests, minGrant, maxGrant, limits, maxMessageSize,
-                backwardCredits);
+                backwardCredits, maxReplySize);
     }
 
     /** Requester: the credits it asks for and never exceeds. */
     public RpcRdmaConfig withMaxRequests(int maxRequests) {
         return new RpcRdmaConfig(sendSize, receiveSize, remoteInvalidation, maxRequests, minGrant, maxGrant, limits,
-                maxMessageSize, backwardCredits);
+                maxMessageSize, backwardCredits, maxReplySize);
     }
 
     /** Responder: bounds of the credit grant. */
     public RpcRdmaConfig withGrantBounds(int minGrant, int maxGrant) {
         return new RpcRdmaConfig(sendSize, receiveSize, remoteInvalidation, maxRequests, minGrant, maxGrant, limits,
-                maxMessageSize, backwardCredits);
+                maxMessageSize, backwardCredits, maxReplySize);
     }
 
     /** With these header bounds and largest reassembled RPC message. */
     public RpcRdmaConfig withLimits(RpcRdmaLimits limits, int maxMessageSize) {
         return new RpcRdmaConfig(sendSize, receiveSize, remoteInvalidation, maxRequests, minGrant, maxGrant, limits,
-                maxMessageSize, backwardCredits);
+                maxMessageSize, backwardCredits, maxReplySize);
     }
 
     /**
@@ -87,7 +115,7 @@ public final class RpcRdmaConfig {
      */
     public RpcRdmaConfig withBackwardCredits(int backwardCredits) {
         return new RpcRdmaConfig(sendSize, receiveSize, remoteInvalidation, maxRequests, minGrant, maxGrant, limits,
-                maxMessageSize, backwardCredits);
+                maxMessageSize, backwardCredits, maxReplySize);
     }
 
     /** See {@link #withBackwardCredits(int)}; default 16. */
@@ -137,6 +165,7 @@ public final class RpcRdmaConfig {
     @Override
     public String toString() {
         return "RpcRdmaConfig(send=" + sendSize + ", receive=" + receiveSize + ", R=" + remoteInvalidation
-                + ", maxRequests=" + maxRequests + ", grant=" + minGrant + ".." + maxGrant + ')';
+                + ", maxRequests=" + maxRequests + ", grant=" + minGrant + ".." + maxGrant + ", maxReplySize="
+                + maxReplySize + ')';
     }
 }

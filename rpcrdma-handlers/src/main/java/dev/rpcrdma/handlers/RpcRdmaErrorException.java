@@ -20,8 +20,18 @@ public final class RpcRdmaErrorException extends IOException {
 
     /** RDMA_ERROR {@code code} for {@code xid}; the version range is meaningful for ERR_VERS only. */
     public RpcRdmaErrorException(int xid, RdmaErrorCode code, int lowVersion, int highVersion) {
+        this(xid, code, lowVersion, highVersion, null);
+    }
+
+    /**
+     * As {@link #RpcRdmaErrorException(int, RdmaErrorCode, int, int)}, with what the requester knows of the likely
+     * cause appended to the message ({@code detail} null: nothing), e.g. the Reply chunk size and the setting that
+     * bounds it.
+     */
+    public RpcRdmaErrorException(int xid, RdmaErrorCode code, int lowVersion, int highVersion, String detail) {
         super("RDMA_ERROR " + code + (RdmaErrorCode.ERR_VERS.equals(code) ? " (supported versions " + lowVersion
-                + ".." + highVersion + ")" : "") + " for xid " + Integer.toUnsignedString(xid));
+                + ".." + highVersion + ")" : "") + " for xid " + Integer.toUnsignedString(xid)
+                + (detail != null ? ": " + detail : ""));
         this.xid = xid;
         this.code = code;
         this.lowVersion = lowVersion;

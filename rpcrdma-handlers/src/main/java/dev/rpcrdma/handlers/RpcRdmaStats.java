@@ -1,5 +1,8 @@
 package dev.rpcrdma.handlers;
 
+import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
+import io.netty.util.internal.ObjectUtil;
+
 import java.util.concurrent.atomic.LongAdder;
 
 /** Counters of one RPC-over-RDMA endpoint (shared by the connections of an initializer). Thread-safe. */
@@ -66,6 +69,27 @@ public final class RpcRdmaStats {
     /** Memory windows the requester invalidated itself (deallocation). */
     public long localInvalidations() {
         return localInvalidations.sum();
+    }
+
+    /**
+     * Exposes these counters in {@code metrics} (its JMX MBean and {@link RpcMetrics#attached()}) as
+     * {@code RpcRdma.ReadChunks}, {@code .WriteChunksUsed}, {@code .LongCalls}, {@code .LongReplies},
+     * {@code .RemoteInvalidations}, {@code .LocalInvalidations}, {@code .ErrorsSent}, {@code .ErrorsReceived},
+     * {@code .DiscardedMessages}, {@code .CreditViolations}; returns {@code metrics}.
+     */
+    public RpcMetrics attachTo(RpcMetrics metrics) {
+        ObjectUtil.checkNotNull(metrics, "metrics")
+                .attach("RpcRdma.ReadChunks", this::readChunks)
+                .attach("RpcRdma.WriteChunksUsed", this::writeChunksUsed)
+                .attach("RpcRdma.LongCalls", this::longCalls)
+                .attach("RpcRdma.LongReplies", this::longReplies)
+                .attach("RpcRdma.RemoteInvalidations", this::remoteInvalidations)
+                .attach("RpcRdma.LocalInvalidations", this::localInvalidations)
+                .attach("RpcRdma.ErrorsSent", this::errorsSent)
+                .attach("RpcRdma.ErrorsReceived", this::errorsReceived)
+                .attach("RpcRdma.DiscardedMessages", this::discardedMessages)
+                .attach("RpcRdma.CreditViolations", this::creditViolations);
+        return metrics;
     }
 
     /** Read chunks pulled (responder) or offered (requester). */

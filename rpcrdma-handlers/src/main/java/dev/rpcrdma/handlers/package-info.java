@@ -50,6 +50,21 @@
  * the calls this end sent, the responder's the calls it received. A backward direction (RFC 8167) adds the other
  * role's table on the same connection beside the forward one.
  *
+ * <h2>Reply provisioning: the same calls as over TCP</h2>
+ * A requester must offer the chunks a reply needs before it sends the call (RFC 8166 §3.5.4, §4.3.2): a reply over
+ * the server-to-client inline threshold with no adequate Reply chunk can only be answered ERR_CHUNK
+ * (§4.5.3). So that a call written for TCP works unchanged, every call has a largest reply: its
+ * {@code CallOptions.maxReplySize}, else its procedure's declared one ({@code RpcProcedureSpec}), else the
+ * connection's {@link dev.rpcrdma.handlers.RpcRdmaConfig#maxReplySize()} (1 MiB by default); NULL calls declare 512
+ * bytes. {@code CallReduction} offers a Reply chunk of that size whenever the reply might not fit inline, and Write
+ * chunks only for the DDP-eligible items the call's hints name (hints optimise; they are never needed). The reply
+ * decoder reads the same way whatever carried the bytes: an inline reply, a Long Reply out of the Reply chunk
+ * (decoded as if inline), or DDP items placed by Write chunks, which {@code XdrReader}'s plain opaque reads take by
+ * length as {@code readDdpOpaque} takes them by position. A reply over the maximum fails the call with an
+ * {@link dev.rpcrdma.handlers.RpcRdmaErrorException} naming the Reply chunk offered and the settings that raise it.
+ * Cost: one buffer of the maximum reply size allocated (not cleared: the peer may only write it) and exposed per
+ * outstanding call, until the memory pool exists.
+ *
  * <h2>Memory exposure and invalidation (the requester)</h2>
  * Each RPC exposes only buffers of its own, copied from the call's payload (Read chunks) or allocated for the
  * reply (Write and Reply chunks): at most two regions, one per kind of access. Each region is registered with

@@ -44,6 +44,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * its posted receives, writability through it), and an RDMA_ERROR reaches the RPC layer exactly once.
  */
 class RdmaConnectionSeamTest {
+    /** Replies that fit the 1024-byte threshold: these tests' calls offer no Reply chunk unless they say so. */
+    static final int INLINE_REPLIES = 512;
 
     static final int PROG = 0x20000123;
 
@@ -78,7 +80,8 @@ class RdmaConnectionSeamTest {
         FakeRdmaConnection connection = new FakeRdmaConnection();
         RpcRdmaStats stats = new RpcRdmaStats();
         RpcStats rpcStats = new RpcStats();
-        RpcRdmaRequester requester = new RpcRdmaRequester(RpcRdmaConfig.DEFAULT.withMaxRequests(4),
+        RpcRdmaRequester requester = new RpcRdmaRequester(RpcRdmaConfig.DEFAULT.withMaxRequests(4)
+                .withMaxReplySize(INLINE_REPLIES),
                 new InlineThresholds(1024, 1024, true), connection, stats, rpcStats);
         EventCounter counter = new EventCounter();
         EmbeddedChannel ch = new EmbeddedChannel(requester, counter,

@@ -11,6 +11,7 @@ import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.server.RpcDispatcher;
 import dev.rpcrdma.oncrpc.server.RpcProgramRegistry;
@@ -116,7 +117,8 @@ public class BackchannelBenchmark {
         }
         RpcBackchannel.of(channel).enable();
         forward = RpcClient.of(channel);
-        forward.call(FORE, 1, CREATE_SESSION, forward.newPayload(), r -> null).get(30, TimeUnit.SECONDS);
+        forward.call(FORE, 1, CREATE_SESSION, forward.newPayload(), r -> null, CallOptions.NULL_CALL)
+                .get(30, TimeUnit.SECONDS);
         backward = RpcClient.of(session.get(30, TimeUnit.SECONDS));
     }
 

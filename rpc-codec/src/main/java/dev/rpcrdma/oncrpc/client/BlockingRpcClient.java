@@ -127,7 +127,7 @@ public final class BlockingRpcClient implements AutoCloseable {
 
     /** Calls procedure NULL (0) of {@code prog}/{@code vers}. */
     public void callNull(int prog, int vers) throws RpcException, XdrException, IOException {
-        call(prog, vers, 0, newPayload(), RpcReplyDecoder.VOID, CallOptions.DEFAULT);
+        call(prog, vers, 0, newPayload(), RpcReplyDecoder.VOID, CallOptions.NULL_CALL);
     }
 
     /** Calls with AUTH_NONE and the default timeout. Takes ownership of {@code args}. */

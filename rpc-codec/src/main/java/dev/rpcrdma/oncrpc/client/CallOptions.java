@@ -15,6 +15,12 @@ public final class CallOptions {
     /** AUTH_NONE, the client's default timeout, no hints. */
     public static final CallOptions DEFAULT = new CallOptions(OpaqueAuth.NONE, null, new int[0], 0);
 
+    /**
+     * What NULL (procedure 0) calls use: {@link #DEFAULT} with a 512-byte maximum reply (an RPC reply header with
+     * the largest verifier, RFC 5531 §8.2, and no results), so over RDMA they never offer a Reply chunk.
+     */
+    public static final CallOptions NULL_CALL = DEFAULT.withMaxReplySize(512);
+
     private final OpaqueAuth credential;
     private final Duration timeout;
     private final int[] replyDdpItems;

@@ -7,6 +7,9 @@ import dev.rpcrdma.oncrpc.message.OpaqueAuth;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcReply;
+import dev.rpcrdma.oncrpc.metrics.ProcedureMetrics;
+import dev.rpcrdma.oncrpc.metrics.RpcErrorKind;
+import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -46,6 +49,8 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
     /** Next xid to try; event loop only (RFC 5531 §9: the client chooses it). */
     private int nextXid = ThreadLocalRandom.current().nextInt();
     private volatile boolean closed;
+    /** Where calls are recorded, or null. */
+    private volatile RpcMetrics metrics;
 
     /** A handler with the given counters and default call timeout. */
     public RpcClientHandler(RpcStats stats, Duration defaultTimeout) {
@@ -56,6 +61,21 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
     /** The counters. */
     public RpcStats stats() {
         return stats;
+    }
+
+    /**
+     * Records this connection's calls into {@code metrics} from now on (null: stop): calls, errors and latency (call
+     * to completion) per procedure, bytes of arguments and results. Give each connection its own instance for
+     * per-connection figures, or share one.
+     */
+    public RpcClientHandler metrics(RpcMetrics metrics) {
+        this.metrics = metrics;
+        return this;
+    }
+
+    /** The metrics recorded into, or null. */
+    public RpcMetrics metrics() {
+        return metrics;
     }
 
     Duration defaultTimeout() {
@@ -105,6 +125,10 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
         }
         int xid = allocateXid();
         call.xid = xid;
+        RpcMetrics m = metrics;
+        if (m != null) {
+            call.measure(m.forChannel(call.channel));
+        }
         pending.put(xid, call);
         if (call.armTimer) {
             call.timeout = call.channel.eventLoop().schedule(call, call.timeoutDuration.toNanos(),
@@ -123,6 +147,7 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
             return false;
         }
         call.cancelTimeout();
+        call.recordFailure(cause);
         call.future.completeExceptionally(cause);
         return true;
     }
@@ -243,6 +268,10 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
         int xid;
         ScheduledFuture<?> timeout;
         private boolean handedOver;
+        /** Where this call is recorded (null: not measured), its procedure's counters, when it was sent. */
+        private RpcMetrics metrics;
+        private ProcedureMetrics procedureMetrics;
+        private long startNanos;
 
         PendingCall(RpcClientHandler handler, Channel channel, int program, int version, int procedure,
                     CallOptions options, Duration timeoutDuration, boolean armTimer, XdrPayload args,
@@ -290,17 +319,49 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
             }
         }
 
+        /** Measures this call into {@code m}; event loop, before it is written. */
+        void measure(RpcMetrics m) {
+            metrics = m;
+            procedureMetrics = m.procedure(program, version, procedure);
+            startNanos = System.nanoTime();
+            m.recordBytesOut(args.inlineLength());
+        }
+
+        private void record(RpcErrorKind error) {
+            if (metrics != null) {
+                metrics.recordCall(procedureMetrics, System.nanoTime() - startNanos, error);
+            }
+        }
+
+        /** Records a call that ended without an answer (or with a transport's typed failure). */
+        void recordFailure(Throwable cause) {
+            if (metrics != null) {
+                record(cause instanceof RpcTimeoutException ? RpcErrorKind.TIMEOUT
+                        : cause instanceof RpcConnectionClosedException ? RpcErrorKind.CONNECTION_CLOSED
+                        : RpcErrorKind.TRANSPORT);
+            }
+        }
+
         void complete(RpcReply reply, InboundRpcMessage message) {
+            if (metrics != null) {
+                metrics.recordBytesIn(message.body().readableBytes() + message.body().placedBytes());
+            }
             if (!reply.isSuccess()) {
+                record(RpcMetrics.kindOf(reply));
                 future.completeExceptionally(new RpcReplyException(reply));
                 return;
             }
+            T result;
             try {
-                future.complete(decoder.decode(message.body()));
+                result = decoder.decode(message.body());
             } catch (Throwable t) {
                 // Whatever the decoder throws (XdrException, a bug, an assertion) ends this call, never hangs it.
+                record(RpcErrorKind.DECODE);
                 future.completeExceptionally(t);
+                return;
             }
+            record(null);
+            future.complete(result);
         }
     }
 }

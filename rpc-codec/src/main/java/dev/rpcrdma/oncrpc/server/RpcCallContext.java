@@ -9,6 +9,8 @@ import dev.rpcrdma.oncrpc.message.OpaqueAuth;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcReply;
+import dev.rpcrdma.oncrpc.metrics.ProcedureMetrics;
+import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
@@ -36,11 +38,22 @@ public final class RpcCallContext {
 
     /** 0 until the first reply (a field updater: no extra object per call). */
     private volatile int replied;
+    /** Where the reply is recorded (null: no metrics), the procedure's counters and when dispatch began. */
+    private RpcMetrics metrics;
+    private ProcedureMetrics procedureMetrics;
+    private long startNanos;
 
     RpcCallContext(ChannelHandlerContext ctx, RpcCall call, AuthSysCredential authSys) {
         this.ctx = ctx;
         this.call = call;
         this.authSys = authSys;
+    }
+
+    /** Records this call's reply into {@code metrics} (set by the dispatcher before the procedure runs). */
+    void measure(RpcMetrics metrics, ProcedureMetrics procedureMetrics, long startNanos) {
+        this.metrics = metrics;
+        this.procedureMetrics = procedureMetrics;
+        this.startNanos = startNanos;
     }
 
     /** The call header (xid, program, version, procedure, credential, verifier). */
@@ -128,6 +141,10 @@ public final class RpcCallContext {
             body.release();
             logger.warn("{} second reply to {} ignored", ctx.channel(), call);
             return ctx.newFailedFuture(new IllegalStateException("call already answered: " + call));
+        }
+        if (metrics != null) {
+            metrics.recordBytesOut(body.inlineLength());
+            metrics.recordCall(procedureMetrics, System.nanoTime() - startNanos, RpcMetrics.kindOf(reply));
         }
         OutboundRpcMessage message = new OutboundRpcMessage(reply, body);
         return ctx.writeAndFlush(message).addListener(RpcDispatcher.LOG_WRITE_FAILURE);

@@ -10,8 +10,11 @@ import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcReply;
+import dev.rpcrdma.oncrpc.metrics.RpcErrorKind;
+import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import dev.rpcrdma.oncrpc.xdr.XdrReader;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -37,7 +40,8 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  * the {@link RpcBackchannel.Role#CALLER} role (it goes on to the RpcClientHandler behind the dispatcher); otherwise it
  * is logged, counted ({@link RpcStats#unexpectedMessages()}) and dropped. On a client connection that serves
  * callbacks, the dispatcher sits behind the RpcClientHandler and receives the backward calls it passes on.
- * Sharable: one instance serves every connection.
+ * With an {@link RpcMetrics}, every call is recorded there (per procedure, errors by kind, bytes, latency from
+ * dispatch to the reply's write). Sharable: one instance serves every connection.
  */
 @ChannelHandler.Sharable
 public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcMessage> {
@@ -53,11 +57,26 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
 
     private final RpcProgramRegistry registry;
     private final RpcStats stats;
+    private final RpcMetrics metrics;
 
     /** A dispatcher serving the programs of {@code registry}. */
     public RpcDispatcher(RpcProgramRegistry registry, RpcStats stats) {
+        this(registry, stats, null);
+    }
+
+    /**
+     * A dispatcher serving the programs of {@code registry} that records every call into {@code metrics} (null:
+     * none): calls, errors and latency (dispatch to the reply's write) per procedure, bytes of arguments and results.
+     */
+    public RpcDispatcher(RpcProgramRegistry registry, RpcStats stats, RpcMetrics metrics) {
         this.registry = ObjectUtil.checkNotNull(registry, "registry");
         this.stats = ObjectUtil.checkNotNull(stats, "stats");
+        this.metrics = metrics;
+    }
+
+    /** The metrics recorded into, or null. */
+    public RpcMetrics metrics() {
+        return metrics;
     }
 
     /** The registry served. */
@@ -93,12 +112,15 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
     }
 
     private void dispatch(ChannelHandlerContext ctx, RpcCall call, InboundRpcMessage message) {
+        long start = metrics != null ? System.nanoTime() : 0;
         if (call.rpcvers() != RpcCall.RPC_VERSION) {
+            recordRefusal(ctx, RpcErrorKind.DENIED);
             logger.debug("{} rpcvers {} refused: {}", ctx.channel(), call.rpcvers(), call);
             answer(ctx, RpcReply.rpcMismatch(call.xid(), RpcCall.RPC_VERSION, RpcCall.RPC_VERSION));
             return;
         }
         if (call.authError() != null) {
+            recordRefusal(ctx, RpcErrorKind.DENIED);
             logger.warn("{} {} refused: {}", ctx.channel(), call, call.authError());
             answer(ctx, RpcReply.authError(call.xid(), call.authError()));
             return;
@@ -109,12 +131,19 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
                 authSys = AuthSysCredential.decode(call.credential());
             } catch (XdrException e) {
                 logger.warn("{} {} has a malformed AUTH_SYS credential: {}", ctx.channel(), call, e.getMessage());
+                recordRefusal(ctx, RpcErrorKind.DENIED);
                 answer(ctx, RpcReply.authError(call.xid(), AuthStat.AUTH_BADCRED));
                 return;
             }
         }
         RpcProgramRegistry.Lookup found = registry.lookup(call.program(), call.version(), call.procedure());
         RpcCallContext context = new RpcCallContext(ctx, call, authSys);
+        if (metrics != null) {
+            RpcMetrics m = metrics.forChannel(ctx.channel());
+            XdrReader body = message.body();
+            m.recordBytesIn(body.readableBytes() + body.placedBytes());
+            context.measure(m, m.procedure(call.program(), call.version(), call.procedure()), start);
+        }
         if (!found.programKnown) {
             context.replyError(AcceptStat.PROG_UNAVAIL);
             return;
@@ -139,6 +168,12 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
             if (!context.isReplied()) {
                 context.replyError(AcceptStat.SYSTEM_ERR);
             }
+        }
+    }
+
+    private void recordRefusal(ChannelHandlerContext ctx, RpcErrorKind kind) {
+        if (metrics != null) {
+            metrics.forChannel(ctx.channel()).recordError(kind);
         }
     }
 

@@ -16,8 +16,12 @@ import java.util.Deque;
  * <p>Besides the inline stream the reader may hold <em>placed data</em>: the data of DDP-eligible opaque items
  * that an RDMA transport already received out of band (RFC 8166 §3.4: Write chunks in a reply, or Read chunks
  * of a call that the responder pulled). Such an item's length word stays in the inline stream while its data
- * bytes and pad do not; {@link #readDdpOpaque(int)} takes the next placed buffer instead of inline bytes. Over
- * TCP no data is placed and every item is inline.
+ * bytes and pad do not; {@link #readDdpOpaque(int)} takes the next placed buffer instead of inline bytes. The
+ * plain opaque reads ({@link #readOpaque(int)}, {@link #readOpaqueSlice(int)}, {@link #skipOpaque(int)}) take it
+ * too when its length is the one declared, so code written for TCP reads an RDMA reply unchanged; only an earlier,
+ * not DDP-eligible opaque of exactly the placed item's length would be mistaken for it, which
+ * {@link #readDdpOpaque(int)} (strictly positional) never does. Over TCP no data is placed and every item is
+ * inline.
  *
  * <p>Ownership: the reader does not own the inline buffer nor the placed buffers; whoever created it (usually an
  * {@code InboundRpcMessage}) releases them. Buffers the reader <em>returns</em> are the caller's to release.
@@ -61,6 +65,18 @@ public final class XdrReader {
     /** Inline bytes not yet read. */
     public int readableBytes() {
         return in.readableBytes();
+    }
+
+    /** Bytes of placed DDP data not yet taken (0 without placed data). */
+    public long placedBytes() {
+        if (placed == null) {
+            return 0;
+        }
+        long n = 0;
+        for (ByteBuf b : placed) {
+            n += b.readableBytes();
+        }
+        return n;
     }
 
     /** Placed DDP buffers not yet taken by {@link #readDdpOpaque(int)}. */
@@ -165,14 +181,21 @@ public final class XdrReader {
 
     /**
      * RFC 4506 §4.10 variable-length opaque of at most {@code max} bytes, copied (use for small items). A
-     * zero-length opaque returns one shared empty array.
+     * zero-length opaque returns one shared empty array. Reads a DDP-eligible item that was placed out of band too
+     * (see {@link #readDdpOpaque(int)} and the class comment): code reads a result the same way whatever carried it.
      */
     public byte[] readOpaque(int max) throws XdrException {
-        int length = readLength(max, OPAQUE);
+        int length = readOpaqueLength(max);
         if (length == 0) {
             return EMPTY;
         }
         byte[] data = new byte[length];
+        ByteBuf placedData = takePlaced(length);
+        if (placedData != null) {
+            placedData.readBytes(data);
+            placedData.release();
+            return data;
+        }
         in.readBytes(data);
         skipPad(length);
         return data;
@@ -180,20 +203,75 @@ public final class XdrReader {
 
     /**
      * RFC 4506 §4.10 variable-length opaque of at most {@code max} bytes, as a zero-copy retained slice of the
-     * inline buffer. The caller releases it.
+     * inline buffer (or the placed buffer of a DDP-eligible item placed out of band). The caller releases it.
      */
     public ByteBuf readOpaqueSlice(int max) throws XdrException {
-        int length = readLength(max, OPAQUE);
+        int length = readOpaqueLength(max);
+        ByteBuf placedData = takePlaced(length);
+        if (placedData != null) {
+            return placedData;
+        }
         ByteBuf data = in.readRetainedSlice(length);
         skipPad(length);
         return data;
     }
 
-    /** Skips a variable-length opaque of at most {@code max} bytes. */
+    /** Skips a variable-length opaque of at most {@code max} bytes (inline or placed). */
     public void skipOpaque(int max) throws XdrException {
-        int length = readLength(max, OPAQUE);
+        int length = readOpaqueLength(max);
+        ByteBuf placedData = takePlaced(length);
+        if (placedData != null) {
+            placedData.release();
+            return;
+        }
         in.skipBytes(length);
         skipPad(length);
+    }
+
+    /**
+     * The length word of a plain opaque: checked against {@code max}, and against the inline bytes unless the next
+     * placed item has exactly this length (its data is then out of band).
+     */
+    private int readOpaqueLength(int max) throws XdrException {
+        if (placed == null || placed.isEmpty()) {
+            return readLength(max, OPAQUE);
+        }
+        long length = readUnsignedInt();
+        checkMax(length, max, OPAQUE);
+        if (length > 0 && nextPlacedLength() == length) {
+            return (int) length;
+        }
+        long padded = Xdr.padded(length);
+        if (padded > in.readableBytes()) {
+            throw truncated(describe(OPAQUE, max) + " of declared length " + length, padded);
+        }
+        return (int) length;
+    }
+
+    /** Readable bytes of the first non-empty placed item, or -1. */
+    private long nextPlacedLength() {
+        for (ByteBuf b : placed) {
+            if (b.isReadable()) {
+                return b.readableBytes();
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The placed data of a plain-read opaque of {@code length} bytes, or null if it is inline: a DDP-eligible item
+     * read with {@link #readOpaque(int)} instead of {@link #readDdpOpaque(int)} takes the first non-empty placed
+     * item when that has exactly the declared length (RFC 8166 §3.4.6: a placed item's length word stays inline,
+     * its data does not); slots of DDP-eligible items that came back inline before it are dropped.
+     */
+    private ByteBuf takePlaced(int length) {
+        if (placed == null || length == 0 || nextPlacedLength() != length) {
+            return null;
+        }
+        while (!placed.peekFirst().isReadable()) {
+            placed.pollFirst().release();
+        }
+        return placed.pollFirst();
     }
 
     /** RFC 4506 §4.11 string of at most {@code max} bytes, decoded as UTF-8 (ASCII is a subset). */
@@ -235,12 +313,12 @@ public final class XdrReader {
     public ByteBuf readDdpOpaque(int max) throws XdrException {
         ByteBuf data = placed == null ? null : placed.peekFirst();
         if (data == null) {
-            return readOpaqueSlice(max);
+            return inlineSlice(max);
         }
         if (!data.isReadable()) {
             // Nothing placed for this item: it is inline (a zero-length item reads the same either way).
             placed.pollFirst().release();
-            return readOpaqueSlice(max);
+            return inlineSlice(max);
         }
         long length = readUnsignedInt();
         checkMax(length, max, DDP_OPAQUE);
@@ -249,5 +327,13 @@ public final class XdrReader {
                     + " bytes were placed");
         }
         return placed.pollFirst();
+    }
+
+    /** An opaque whose data is inline, as a retained slice. */
+    private ByteBuf inlineSlice(int max) throws XdrException {
+        int length = readLength(max, OPAQUE);
+        ByteBuf data = in.readRetainedSlice(length);
+        skipPad(length);
+        return data;
     }
 }

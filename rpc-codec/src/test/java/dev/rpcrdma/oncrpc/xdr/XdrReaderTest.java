@@ -227,4 +227,58 @@ class XdrReaderTest {
             inline.release();
         }
     }
+
+    @Test
+    void plainOpaqueReadsTakePlacedItemsOfTheDeclaredLength() throws XdrException {
+        // Issue 15: code written for TCP (readOpaque, readOpaqueSlice, skipOpaque) reads an RDMA reply unchanged:
+        // an inline item of another length stays inline, a DDP item whose data was placed is taken from its slot,
+        // leading empty slots (DDP items that came back inline) are dropped on the way.
+        ByteBuf inline = Unpooled.buffer();
+        new XdrWriter(inline).writeOpaque(new byte[] {9, 8, 7}) // plain, inline
+                .writeInt(5)                                       // placed: length word only
+                .writeInt(2)                                       // placed: length word only
+                .writeInt(3)                                       // placed, skipped
+                .writeInt(42);
+        ByteBuf empty = Unpooled.directBuffer(0);
+        ByteBuf five = Unpooled.wrappedBuffer(new byte[] {1, 2, 3, 4, 5});
+        ByteBuf two = Unpooled.wrappedBuffer(new byte[] {6, 7});
+        ByteBuf three = Unpooled.wrappedBuffer(new byte[] {1, 1, 1});
+        Deque<ByteBuf> placed = new ArrayDeque<>(List.of(empty, five, two, three));
+        XdrReader in = new XdrReader(inline, placed);
+        assertEquals(10, in.placedBytes());
+        try {
+            assertArrayEquals(new byte[] {9, 8, 7}, in.readOpaque(100));
+            assertEquals(4, in.pendingPlacedItems(), "a length-3 plain item took no slot");
+            assertArrayEquals(new byte[] {1, 2, 3, 4, 5}, in.readOpaque(100));
+            assertEquals(0, five.refCnt(), "the placed buffer was copied and released");
+            assertEquals(0, empty.refCnt(), "the empty slot before it was dropped");
+            ByteBuf b = in.readOpaqueSlice(100);
+            assertSame(two, b, "a slice read hands the placed buffer over");
+            b.release();
+            in.skipOpaque(100);
+            assertEquals(0, three.refCnt());
+            assertEquals(42, in.readInt());
+            assertEquals(0, in.pendingPlacedItems());
+        } finally {
+            inline.release();
+            for (ByteBuf left : placed) {
+                left.release();
+            }
+        }
+    }
+
+    @Test
+    void plainOpaqueReadOfAPlacedLengthStillChecksItsBound() {
+        ByteBuf inline = Unpooled.buffer().writeInt(5);
+        ByteBuf five = Unpooled.wrappedBuffer(new byte[5]);
+        Deque<ByteBuf> placed = new ArrayDeque<>(List.of(five));
+        try {
+            XdrReader in = new XdrReader(inline, placed);
+            assertThrows(XdrException.class, () -> in.readOpaque(4));
+            assertEquals(1, five.refCnt(), "nothing taken");
+        } finally {
+            inline.release();
+            five.release();
+        }
+    }
 }

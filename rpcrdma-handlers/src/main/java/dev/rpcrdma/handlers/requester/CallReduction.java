@@ -30,11 +30,19 @@ final class CallReduction {
 
     private final RdmaConnection connection;
     private final RpcRdmaStats stats;
+    /** The reply size assumed for a call that gives none ({@code RpcRdmaConfig.maxReplySize()}). */
+    private final int defaultMaxReply;
 
     /** {@code connection} null: no chunks, inline only. */
-    CallReduction(RdmaConnection connection, RpcRdmaStats stats) {
+    CallReduction(RdmaConnection connection, RpcRdmaStats stats, int defaultMaxReply) {
         this.connection = connection;
         this.stats = stats;
+        this.defaultMaxReply = defaultMaxReply;
+    }
+
+    /** The largest reply {@code call} provisions for: its own hint, else the connection's configured maximum. */
+    int maxReply(RpcCall call) {
+        return call.maxReplySize() > 0 ? call.maxReplySize() : defaultMaxReply;
     }
 
     /**
@@ -48,7 +56,9 @@ final class CallReduction {
         int sendThreshold = thresholds.sendThreshold();
         // RFC 8166 §4.3.2.1: one Write chunk per expected DDP-eligible result item, in order. Trailing items hinted 0
         // need no chunk (items beyond the Write list are inline); earlier ones get an empty chunk (§4.3.2.3).
-        int maxReply = call.maxReplySize();
+        // Transport neutrality: without a hint the reply may be as large as the connection's configured maximum, so
+        // a Reply chunk of that size is offered (RFC 8166 §3.5.4) and any reply up to it arrives.
+        int maxReply = maxReply(call);
         // As the Linux client does (rpcrdma_results_inline), a reply known to fit inline gets no Write chunks: its
         // DDP-eligible items come back inline, and no memory is exposed for them.
         boolean replyFitsInline = maxReply > 0
@@ -138,7 +148,10 @@ final class CallReduction {
     private void provisionReply(ChannelHandlerContext ctx, RpcCall call, int chunks, int ddpBytes, int replyBytes,
                                 RequesterCall rpc) throws IOException {
         ByteBuf region = ctx.alloc().directBuffer(ddpBytes + replyBytes);
-        region.writeZero(region.capacity());
+        // Write chunks zeroed; the Reply chunk is only ever read where the responder says it wrote (RFC 8166 §3.4.6)
+        // and the peer cannot read it (remote write only), so its up to maxReplySize bytes are not cleared per call.
+        region.writeZero(ddpBytes);
+        region.writerIndex(ddpBytes + replyBytes);
         rpc.exposure.write = CallExposure.expose(ctx, connection, region, RdmaAccess.REMOTE_WRITE);
         CallExposure.Region w = rpc.exposure.write;
         List<WriteChunk> writeList = new ArrayList<>(chunks);

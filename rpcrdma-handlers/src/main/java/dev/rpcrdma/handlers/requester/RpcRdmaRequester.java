@@ -9,6 +9,7 @@ import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.backchannel.BackwardMessages;
 import dev.rpcrdma.handlers.backchannel.CallbackService;
 import dev.rpcrdma.handlers.credits.RequesterCredits;
+import dev.rpcrdma.handlers.header.RdmaErrorCode;
 import dev.rpcrdma.handlers.header.RdmaProcedure;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderDecoder;
@@ -76,6 +77,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     private final RpcRdmaHeaderDecoder decoder;
     private final RequesterCredits credits;
     private final CallReduction reduction;
+    private final int configuredMaxReply;
     /** Calls sent and not yet answered, by xid. */
     private final IntObjectHashMap<RequesterCall> calls = new IntObjectHashMap<>();
     /** Calls waiting for a credit, in order. */
@@ -114,7 +116,8 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
         this.decoder = new RpcRdmaHeaderDecoder(config.limits());
         this.credits = new RequesterCredits(config.maxRequests());
-        this.reduction = new CallReduction(connection, stats);
+        this.reduction = new CallReduction(connection, stats, config.maxReplySize());
+        this.configuredMaxReply = config.maxReplySize();
     }
 
     /**
@@ -304,7 +307,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
             credits.onReply(header.credits());
             // Reported once: the RPC layer fails this call with the typed exception itself.
             ctx.fireUserEventTriggered(new RpcCallFailedEvent(rpc.xid, new RpcRdmaErrorException(rpc.xid,
-                    header.errorCode(), header.lowVersion(), header.highVersion())));
+                    header.errorCode(), header.lowVersion(), header.highVersion(), errorDetail(header, rpc))));
             drain(ctx);
             return;
         }
@@ -331,6 +334,22 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         }
         ctx.fireChannelRead(message);
         drain(ctx);
+    }
+
+    /**
+     * What an ERR_CHUNK most likely means for {@code rpc} (RFC 8166 §4.5.3: the reply did not fit the chunks it
+     * offered) and which setting raises the limit; null for other errors.
+     */
+    private String errorDetail(RpcRdmaHeader header, RequesterCall rpc) {
+        if (!RdmaErrorCode.ERR_CHUNK.equals(header.errorCode())) {
+            return null;
+        }
+        long offered = rpc.replyChunk != null ? rpc.replyChunk.totalLength() : 0;
+        return "the responder could not convey the reply (or use the call's chunks); this call offered "
+                + (offered > 0 ? "a Reply chunk of " + offered + " bytes" : "no Reply chunk")
+                + ". A larger reply needs a larger maximum reply size: CallOptions.withMaxReplySize(n) for this call,"
+                + " the procedure's declared RpcProcedureSpec maxReplySize, or RpcRdmaConfig.withMaxReplySize(n) for"
+                + " the connection (now " + configuredMaxReply + " bytes)";
     }
 
     /** An RPC CALL arriving at a requester: a backward call (draft-cel-nfsv4-rpcrdma-bidirection §2.4). */

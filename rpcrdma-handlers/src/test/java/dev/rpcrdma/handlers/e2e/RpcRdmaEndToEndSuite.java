@@ -36,6 +36,8 @@ import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.header.RdmaErrorCode;
 import dev.rpcrdma.handlers.requester.RpcRdmaRequester;
 import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.metrics.RpcErrorKind;
+import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
 import dev.rpcrdma.oncrpc.client.BlockingRpcClient;
 import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.client.RpcClient;
@@ -98,6 +100,11 @@ abstract class RpcRdmaEndToEndSuite {
     RpcRdmaStats clientStats;
     RpcStats serverRpcStats;
     RpcClient client;
+    final RpcMetrics serverMetrics = new RpcMetrics("e2e-server", RpcMetrics.Role.SERVER).register(TypedEcho.PROGRAM);
+    final RpcMetrics clientMetrics = new RpcMetrics("e2e-client", RpcMetrics.Role.CLIENT).register(TypedEcho.PROGRAM);
+    /** Runs the typed program's blocking procedure. */
+    final java.util.concurrent.ExecutorService blockingExecutor = java.util.concurrent.Executors.newFixedThreadPool(2,
+            r -> new Thread(r, TypedEcho.BLOCKING_THREAD));
 
     abstract Fabric fabric();
 
@@ -111,6 +118,9 @@ abstract class RpcRdmaEndToEndSuite {
 
     @AfterEach
     void stopLoop() throws Exception {
+        blockingExecutor.shutdownNow();
+        serverMetrics.close();
+        clientMetrics.close();
         for (Channel c : channels) {
             c.close().await(TIMEOUT, TimeUnit.SECONDS);
         }
@@ -128,7 +138,9 @@ abstract class RpcRdmaEndToEndSuite {
         clientStats = new RpcRdmaStats();
         serverRpcStats = new RpcStats();
         RpcRdmaServerInitializer init = new RpcRdmaServerInitializer(
-                new RpcDispatcher(EchoService.registry(), serverRpcStats), serverConfig, serverStats);
+                new RpcDispatcher(TypedEcho.service(blockingExecutor).registerInto(EchoService.registry()),
+                        serverRpcStats, serverMetrics), serverConfig, serverStats);
+        serverStats.attachTo(serverMetrics);
         // No init.configure(...): the initializer sizes each accepted connection itself (accept-time sizing), so
         // every negotiation test here also proves the receive buffers match what the server advertises.
         ServerBootstrap sb = new ServerBootstrap().group(group).channel(RdmaServerChannel.class).childHandler(init);
@@ -141,6 +153,8 @@ abstract class RpcRdmaEndToEndSuite {
                 .connect(server.localAddress()).sync().channel();
         channels.add(c);
         client = RpcClient.of(c);
+        client.handler().metrics(clientMetrics);
+        clientStats.attachTo(clientMetrics);
     }
 
     void start() throws Exception {
@@ -405,18 +419,127 @@ abstract class RpcRdmaEndToEndSuite {
     }
 
     @Test
-    void replyTooLargeWithoutReplyChunkFailsWithErrChunk() throws Exception {
-        start();
+    void replyOverTheConfiguredMaximumFailsNamingTheSetting() throws Exception {
+        start(RpcRdmaConfig.DEFAULT, RpcRdmaConfig.DEFAULT.withMaxReplySize(8192));
         ExecutionException e = assertThrows(ExecutionException.class, () -> get(fill(PLAIN_FILL, 20000,
                 CallOptions.DEFAULT)));
         // RFC 8166 §4.5: the call fails with the typed exception itself, not a wrapped connection failure.
         RpcRdmaErrorException err = assertInstanceOf(RpcRdmaErrorException.class, e.getCause(), e.toString());
         assertEquals(RdmaErrorCode.ERR_CHUNK, err.code());
+        assertTrue(err.getMessage().contains("a Reply chunk of 8192 bytes"), err.getMessage());
+        assertTrue(err.getMessage().contains("RpcRdmaConfig.withMaxReplySize"), err.getMessage());
+        assertTrue(err.getMessage().contains("CallOptions.withMaxReplySize"), err.getMessage());
         assertEquals(0, requester().outstandingCalls(), "the credit came back");
         assertEquals(1, serverStats.errorsSent());
         assertEquals(1, clientStats.errorsReceived());
-        // The connection still works.
+        // The connection still works, and a call's own maximum overrides the connection's.
         assertArrayEquals(pattern(10, 10), get(fill(FILL, 10, CallOptions.DEFAULT)));
+        assertEquals(20000, get(fill(PLAIN_FILL, 20000, CallOptions.DEFAULT.withMaxReplySize(20_512))).length);
+    }
+
+    /**
+     * Transport neutrality (issue 15): the README's flow, written for TCP (a plain opaque argument, the result read
+     * with {@code readOpaque}, no call options), works over RDMA for replies inline, in a Reply chunk (the connection's
+     * configured maximum provisions one) and through a Write chunk (hints only optimise: the same read works).
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {100, 20_000, 300_000})
+    void codeWrittenForTcpReadsAnyReplyUpToTheMaximum(int size) throws Exception {
+        start();
+        byte[] data = pattern(size, 3);
+        for (CallOptions options : new CallOptions[] {CallOptions.DEFAULT, hints(size, 0), hints(size, size + 512)}) {
+            XdrPayload args = client.newPayload();
+            args.writer().writeOpaque(data);
+            byte[] echoed = get(client.call(PROG, VERS, ECHO, args, r -> r.readOpaque(EchoService.MAX), options));
+            assertArrayEquals(data, echoed, size + " bytes with " + options);
+            // Two DDP results read with readOpaque / readOpaqueSlice, placed or not, in order.
+            XdrPayload two = client.newPayload();
+            two.writer().writeInt(size).writeInt(size / 2 + 1);
+            byte[][] both = get(client.call(PROG, VERS, EchoService.TWO, two, r -> {
+                byte[] first = r.readOpaque(EchoService.MAX);
+                ByteBuf second = r.readOpaqueSlice(EchoService.MAX);
+                try {
+                    byte[] b = new byte[second.readableBytes()];
+                    second.readBytes(b);
+                    return new byte[][] {first, b};
+                } finally {
+                    second.release();
+                }
+            }, options.withReplyDdpItems(options.maxDdpReplyItem(), options.maxDdpReplyItem())));
+            assertArrayEquals(pattern(size, 1), both[0]);
+            assertArrayEquals(pattern(size / 2 + 1, 2), both[1]);
+        }
+        assertEquals(0, serverStats.errorsSent());
+        if (size > 4096) {
+            assertTrue(clientStats.longReplies() > 0, "a Reply chunk carried a reply: " + clientStats);
+            assertTrue(clientStats.writeChunksUsed() > 0, "a Write chunk placed a result: " + clientStats);
+        }
+    }
+
+    /**
+     * Typed programs over RDMA (issue 15): declared once, the same calls as over TCP; a procedure's declared maximum
+     * reply size sizes its Reply chunk (a 600 KB reply with no call options), a small one offers none, and a blocking
+     * procedure runs on the executor while its reply still goes out on the loop.
+     */
+    @Test
+    void typedProgramRoundTripsWithDeclaredMaximaAndBlockingProcedures() throws Exception {
+        start();
+        byte[] data = pattern(600_000, 5);
+        assertArrayEquals(data, get(TypedEcho.PROGRAM.call(client, TypedEcho.ECHO, data)));
+        assertEquals(1, clientStats.longReplies(), "the declared maximum provisioned a Reply chunk: " + clientStats);
+        long exposedBefore = clientStats.localInvalidations() + clientStats.remoteInvalidations();
+        assertEquals(8, get(TypedEcho.PROGRAM.call(client, TypedEcho.LENGTH, new byte[8])));
+        assertEquals(exposedBefore, clientStats.localInvalidations() + clientStats.remoteInvalidations(),
+                "a small declared maximum offers no Reply chunk: nothing exposed, nothing invalidated");
+        assertEquals(TypedEcho.BLOCKING_THREAD, get(TypedEcho.PROGRAM.call(client, TypedEcho.WHERE, 3)));
+        try (BlockingRpcClient rpc = BlockingRpcClient.connect(new Bootstrap().channel(RdmaChannel.class).handler(
+                new RpcRdmaClientInitializer(new RpcStats(), RpcRdmaConfig.DEFAULT, new RpcRdmaStats(),
+                        Duration.ofSeconds(TIMEOUT))), RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
+                .fabric(fabric())), (InetSocketAddress) channels.get(0).localAddress(), Duration.ofSeconds(TIMEOUT))) {
+            assertArrayEquals(data, TypedEcho.PROGRAM.call(rpc, TypedEcho.ECHO, data));
+            assertEquals(TypedEcho.BLOCKING_THREAD, TypedEcho.PROGRAM.call(rpc, TypedEcho.WHERE, 0));
+        }
+        assertEquals(0, serverStats.errorsSent());
+    }
+
+    /**
+     * Metrics over RDMA (issue 15): exact calls, errors, XDR bytes and chunk counters after a known workload, on both
+     * sides, in code and through the platform MBeanServer.
+     */
+    @Test
+    void metricsCountAKnownWorkloadOnBothSides() throws Exception {
+        start();
+        serverMetrics.registerMBean();
+        clientMetrics.registerMBean();
+        byte[] data = pattern(600_000, 9);
+        for (int i = 0; i < 3; i++) {
+            assertArrayEquals(data, get(TypedEcho.PROGRAM.call(client, TypedEcho.ECHO, data)));
+        }
+        assertEquals(8, get(TypedEcho.PROGRAM.call(client, TypedEcho.LENGTH, new byte[8])));
+        assertThrows(ExecutionException.class, () -> get(client.callNull(TypedEcho.PROGRAM.program(), 7)));
+        for (RpcMetrics m : new RpcMetrics[] {serverMetrics, clientMetrics}) {
+            String side = m.toString();
+            assertEquals(3, m.procedure(TypedEcho.PROGRAM.program(), 1, TypedEcho.ECHO.number()).calls(), side);
+            assertEquals(3, m.procedure(TypedEcho.PROGRAM.program(), 1, TypedEcho.ECHO.number()).latency()
+                    .getTotalCount(), side);
+            assertEquals(1, m.procedure(TypedEcho.PROGRAM.program(), 1, TypedEcho.LENGTH.number()).calls(), side);
+            assertEquals(1, m.unregistered().calls(), side);
+            assertEquals(5, m.calls(), side);
+            assertEquals(1, m.errors(), side);
+            assertEquals(1, m.errors(RpcErrorKind.PROG_MISMATCH), side);
+            // opaque<600000> is 4 + 600000 bytes each way; LENGTH: 4 + 8 in, an int out.
+            assertEquals(3 * 600_004L + (m.role() == RpcMetrics.Role.SERVER ? 12 : 4), m.bytesIn(), side);
+            assertEquals(3 * 600_004L + (m.role() == RpcMetrics.Role.SERVER ? 4 : 12), m.bytesOut(), side);
+        }
+        assertEquals(3L, clientMetrics.attached().get("RpcRdma.LongReplies").getAsLong());
+        assertEquals(3L, serverMetrics.attached().get("RpcRdma.LongCalls").getAsLong());
+        javax.management.MBeanServer mbeans = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        assertEquals(3L, mbeans.getAttribute(new javax.management.ObjectName(
+                "dev.rpcrdma:type=RpcClient,name=e2e-client"), "typed-echo.ECHO.Calls"));
+        assertEquals(3L, mbeans.getAttribute(new javax.management.ObjectName(
+                "dev.rpcrdma:type=RpcServer,name=e2e-server"), "RpcRdma.LongReplies"));
+        assertEquals(5L, mbeans.getAttribute(new javax.management.ObjectName(
+                "dev.rpcrdma:type=RpcServer,name=e2e-server"), "Calls"));
     }
 
     // ------------------------------------------------------------------ several Write chunks

@@ -64,6 +64,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * above the maximum), RDMA_ERROR as a typed failure, and replies that must be silently discarded (RFC 8166 §4.5).
  */
 class RpcRdmaRequesterTest {
+    /** Replies that fit the 1024-byte threshold: these tests' calls offer no Reply chunk unless they say so. */
+    static final int INLINE_REPLIES = 512;
 
     static final int XID = 0x11223344;
     static final int PROG = 0x20000123;
@@ -71,7 +73,8 @@ class RpcRdmaRequesterTest {
     final RpcRdmaStats stats = new RpcRdmaStats();
     final RpcStats rpcStats = new RpcStats();
     final FakeRdmaConnection connection = new FakeRdmaConnection();
-    final RpcRdmaRequester requester = new RpcRdmaRequester(RpcRdmaConfig.DEFAULT.withMaxRequests(16),
+    final RpcRdmaRequester requester = new RpcRdmaRequester(RpcRdmaConfig.DEFAULT.withMaxRequests(16)
+                .withMaxReplySize(INLINE_REPLIES),
             new InlineThresholds(1024, 1024, true), connection, stats, rpcStats);
     /** User events fired up the pipeline by the requester. */
     final List<Object> events = new ArrayList<>();
@@ -286,7 +289,8 @@ class RpcRdmaRequesterTest {
     static final class WithClient implements AutoCloseable {
         final RpcRdmaStats stats = new RpcRdmaStats();
         final RpcStats rpcStats = new RpcStats();
-        final RpcRdmaRequester requester = new RpcRdmaRequester(RpcRdmaConfig.DEFAULT.withMaxRequests(16),
+        final RpcRdmaRequester requester = new RpcRdmaRequester(RpcRdmaConfig.DEFAULT.withMaxRequests(16)
+                .withMaxReplySize(INLINE_REPLIES),
                 new InlineThresholds(1024, 1024, true), stats, rpcStats);
         final EmbeddedChannel ch;
         final RpcClient client;

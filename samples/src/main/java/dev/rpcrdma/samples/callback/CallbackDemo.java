@@ -3,6 +3,7 @@ package dev.rpcrdma.samples.callback;
 import dev.rpcrdma.channel.RdmaFabric;
 import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.client.RpcReplyDecoder;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
@@ -30,6 +31,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class CallbackDemo {
     private static final int ECHO_BYTES = 64;
+    /** The forward replies are small: declared so, over RDMA they offer no Reply chunk (issue 15's default 1 MiB). */
+    private static final CallOptions SMALL_REPLY = CallOptions.DEFAULT.withMaxReplySize(1024);
 
     private CallbackDemo() {
     }
@@ -121,7 +124,7 @@ public final class CallbackDemo {
             RpcBackchannel mine = RpcBackchannel.of(client).enable();
             RpcClient fore = RpcClient.of(client);
             int serverLimit = fore.call(SessionProgram.PROGRAM, SessionProgram.VERSION, SessionProgram.CREATE_SESSION,
-                    fore.newPayload(), r -> r.readInt()).get(10, TimeUnit.SECONDS);
+                    fore.newPayload(), r -> r.readInt(), SMALL_REPLY).get(10, TimeUnit.SECONDS);
             Channel serverSide = sessions.sessions().get(10, TimeUnit.SECONDS);
             out.println("session created with the backchannel enabled on both sides: the largest backward message is "
                     + mine.maxMessageSize() + " B (client) / " + serverLimit + " B (server)");
@@ -200,7 +203,8 @@ public final class CallbackDemo {
                         echoed.release();
                     }
                 };
-                if (fore.call(SessionProgram.PROGRAM, SessionProgram.VERSION, SessionProgram.ECHO, args, same)
+                if (fore.call(SessionProgram.PROGRAM, SessionProgram.VERSION, SessionProgram.ECHO, args, same,
+                        SMALL_REPLY)
                         .get(10, TimeUnit.SECONDS)) {
                     forward.record(System.nanoTime() - start);
                 } else {
