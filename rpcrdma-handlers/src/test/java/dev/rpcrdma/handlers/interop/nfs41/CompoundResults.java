@@ -3,6 +3,8 @@ package dev.rpcrdma.handlers.interop.nfs41;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrReader;
 
+import java.util.Arrays;
+
 /**
  * Decodes one COMPOUND4res (RFC 5661 §16.2) in step with the operations the caller sent: {@link #expect} checks the
  * next result's operation number and status and leaves the reader at its result body, which the per-operation
@@ -74,7 +76,7 @@ public final class CompoundResults {
     /** §18.46.4 SEQUENCE4resok: returns sr_status_flags. */
     int sequence(byte[] sessionId) throws XdrException {
         expect(Nfs4.OP_SEQUENCE);
-        if (!java.util.Arrays.equals(sessionId, r.readFixedOpaque(Nfs4.SESSIONID_SIZE))) {
+        if (!Arrays.equals(sessionId, r.readFixedOpaque(Nfs4.SESSIONID_SIZE))) {
             throw new XdrException("SEQUENCE result for another session");
         }
         r.readInt(); // sequenceid
