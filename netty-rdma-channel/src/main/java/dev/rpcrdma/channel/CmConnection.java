@@ -189,8 +189,10 @@ final class CmConnection {
         ChannelPromise p = connectPromise;
         connectPromise = null;
         cancelConnectTimeout();
-        boolean promiseSet = p != null && p.trySuccess();
+        // channelActive first: handlers that negotiate there (RPC-over-RDMA thresholds, the backchannel's size) are
+        // done when the connect future completes, so connect().sync() returns a connection ready to use.
         channel.pipeline().fireChannelActive();
+        boolean promiseSet = p != null && p.trySuccess();
         if (!promiseSet) {
             channel.close();
         }

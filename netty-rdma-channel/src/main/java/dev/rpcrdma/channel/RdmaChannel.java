@@ -34,7 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <h2>Connection</h2>
  * The connect request carries {@link RdmaChannelOption#PRIVATE_DATA}; the peer's private data is
- * {@link #peerPrivateData()}, set before the channel becomes active. An accepted channel is registered (so
+ * {@link #peerPrivateData()}, set before the channel becomes active. A client fires {@code channelActive} before its
+ * connect future completes, so what handlers negotiate there is in place once {@code connect()} completes. An accepted channel is registered (so
  * {@code channelRegistered} can read the request, set the reply's private data and size the connection: queue
  * depths, buffer sizes, inline data) and then accepts — automatically unless {@link RdmaChannelOption#AUTO_ACCEPT}
  * is off, in which case the application calls {@link #accept(byte[])} or {@link #reject(byte[])}. Until it accepts

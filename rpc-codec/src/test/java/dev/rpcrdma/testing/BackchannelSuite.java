@@ -195,6 +195,8 @@ public abstract class BackchannelSuite {
         RpcBackchannel mine = RpcBackchannel.of(c);
         assertNotNull(mine, "the client initializer installed a callback service");
         assertEquals(RpcBackchannel.Role.CALLBACK_SERVICE, mine.role());
+        assertEquals(expectedMaxBackwardMessage(), mine.maxMessageSize(),
+                "the size limit is known once connect() completed (CREATE_SESSION's back-channel attributes)");
         int serverLimit = createSession(c);
         assertEquals(expectedMaxBackwardMessage(), mine.maxMessageSize(), "the client's backchannel size limit");
         assertEquals(expectedMaxBackwardMessage(), serverLimit, "the server's backchannel size limit");
