@@ -64,10 +64,10 @@ class EchoErrorsTest {
 
     private static Run server(String... args) {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = CommandLine.execute(EchoOptions.Role.SERVER, args,
+        int code = EchoCommand.run(EchoCommand.prepend("server", args),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8),
-                (o, out) -> EchoServer.serve(o, out, new CountDownLatch(0)));
+                role -> (o, out) -> EchoServer.serve(o, out, new CountDownLatch(0)));
         return new Run(code, err.toString(StandardCharsets.UTF_8));
     }
 
@@ -91,7 +91,7 @@ class EchoErrorsTest {
             String port = Integer.toString(taken.getLocalPort());
             for (String io : new String[] {"nio", "auto"}) {
                 Run r = server("--transport", "tcp", "--io", io, "--address", "127.0.0.1", "--port", port);
-                assertOneLine(r, "EchoServer: cannot listen on 127.0.0.1:" + port, "already in use",
+                assertOneLine(r, "run-echo server: cannot listen on 127.0.0.1:" + port, "already in use",
                         "choose another --port");
             }
             IllegalStateException e = assertThrows(IllegalStateException.class,
@@ -111,7 +111,7 @@ class EchoErrorsTest {
     void connectionRefused() throws Exception {
         int port = freePort();
         Run r = client("--transport", "tcp", "--port", Integer.toString(port));
-        assertOneLine(r, "EchoClient: nothing is listening at 127.0.0.1:" + port, "connection refused",
+        assertOneLine(r, "run-echo client: nothing is listening at 127.0.0.1:" + port, "connection refused",
                 "start the server");
     }
 
@@ -120,7 +120,7 @@ class EchoErrorsTest {
         int port = freePort();
         Run r = client("--transport", "tcp", "--port", Integer.toString(port), "--verbose");
         assertEquals(1, r.code);
-        assertTrue(r.err.startsWith("EchoClient: nothing is listening at"), r.err);
+        assertTrue(r.err.startsWith("run-echo client: nothing is listening at"), r.err);
         assertTrue(r.err.contains("\tat "), "stack trace with --verbose: " + r.err);
     }
 
@@ -184,17 +184,17 @@ class EchoErrorsTest {
                 + " one cannot be provoked here");
         String cause = Diagnosis.firstLine(Rdma.unavailabilityCause());
         Run r = client("--transport", "rdma", "--fabric", "native", "--embedded-server");
-        assertOneLine(r, "EchoClient: RDMA is not available here: " + cause, "--fabric software",
+        assertOneLine(r, "run-echo client: RDMA is not available here: " + cause, "--fabric software",
                 "--transport tcp");
         Run s = server("--transport", "rdma", "--fabric", "native");
-        assertOneLine(s, "EchoServer: RDMA is not available here: " + cause);
+        assertOneLine(s, "run-echo server: RDMA is not available here: " + cause);
     }
 
     @Test
     void badUsageIsExitCode2() {
         Run r = client("--sise", "10");
         assertEquals(2, r.code);
-        assertTrue(r.err.contains("unknown option --sise for EchoClient: see --help"), r.err);
+        assertTrue(r.err.contains("unknown option --sise: did you mean --size? (see run-echo client --help)"), r.err);
         r = client("--size", "5m");
         assertEquals(2, r.code);
         assertTrue(r.err.contains("--size: 5242880 bytes is out of range"), r.err);
