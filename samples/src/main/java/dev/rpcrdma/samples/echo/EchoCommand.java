@@ -12,6 +12,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
@@ -100,7 +101,7 @@ public final class EchoCommand {
             }
             options = EchoOptions.of(role, parsed.subcommand());
         } catch (CommandLine.ParameterException e) {
-            err.println(program + ": " + EchoOptions.usageError(e).getMessage());
+            err.println(program + ": " + usageMessage(e));
             return USAGE;
         } catch (UserError e) {
             err.println(program + ": " + e.getMessage());
@@ -127,7 +128,7 @@ public final class EchoCommand {
         CommandLine.Model.CommandSpec spec = CommandLine.Model.CommandSpec.create()
                 .name(NAME)
                 .mixinStandardHelpOptions(true)
-                .versionProvider(EchoCommand::version);
+                .versionProvider(() -> version(NAME));
         spec.usageMessage()
                 .customSynopsis(NAME + " [demo|server|client] [options]",
                         "       " + NAME + " [demo|server|client] --help")
@@ -149,12 +150,12 @@ public final class EchoCommand {
                     new PrintWriter(OutputStream.nullOutputStream())).parseArgs(prepend(role.command, args));
             return EchoOptions.of(role, parsed.subcommand());
         } catch (CommandLine.ParameterException e) {
-            throw EchoOptions.usageError(e);
+            throw new UserError(usageMessage(e));
         }
     }
 
-    /** {@code --version}: this sample's version, Netty's and the JVM's. */
-    static String[] version() {
+    /** {@code --version} of {@code command}: the samples' version, Netty's and the JVM's. */
+    public static String[] version(String command) {
         String version = "unknown";
         try (InputStream in = EchoCommand.class.getResourceAsStream("version.properties")) {
             if (in != null) {
@@ -166,9 +167,28 @@ public final class EchoCommand {
             // Reported as "unknown".
         }
         Version netty = Version.identify().get("netty-common");
-        return new String[] {NAME + " " + version + " (netty-rpcrdma samples)",
+        return new String[] {command + " " + version + " (netty-rpcrdma samples)",
                 "Netty " + (netty == null ? "unknown" : netty.artifactVersion()) + ", Java "
                         + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")"};
+    }
+
+    /**
+     * A picocli parse error as one line that names the option, with picocli's suggestions for a typo, and where
+     * the help is.
+     */
+    public static String usageMessage(CommandLine.ParameterException e) {
+        String message = e.getMessage();
+        if (e instanceof CommandLine.UnmatchedArgumentException) {
+            CommandLine.UnmatchedArgumentException u = (CommandLine.UnmatchedArgumentException) e;
+            List<String> unmatched = u.getUnmatched();
+            String arg = unmatched.isEmpty() ? "?" : unmatched.get(0);
+            message = arg.startsWith("-") ? "unknown option " + arg : "unexpected argument '" + arg + "'";
+            List<String> suggestions = u.getSuggestions();
+            if (!suggestions.isEmpty()) {
+                message += ": did you mean " + String.join(" or ", suggestions) + "?";
+            }
+        }
+        return message + " (see " + e.getCommandLine().getCommandSpec().qualifiedName() + " --help)";
     }
 
     static String[] prepend(String first, String[] rest) {

@@ -189,28 +189,12 @@ final class EchoOptions {
         return new EchoOptions(role, values);
     }
 
-    /** A picocli parse error as one line that names the option, with picocli's suggestions for a typo. */
-    static UserError usageError(CommandLine.ParameterException e) {
-        String message = e.getMessage();
-        if (e instanceof CommandLine.UnmatchedArgumentException) {
-            CommandLine.UnmatchedArgumentException u = (CommandLine.UnmatchedArgumentException) e;
-            List<String> unmatched = u.getUnmatched();
-            String arg = unmatched.isEmpty() ? "?" : unmatched.get(0);
-            message = (arg.startsWith("-") ? "unknown option " + arg : "unexpected argument '" + arg + "'");
-            List<String> suggestions = u.getSuggestions();
-            if (!suggestions.isEmpty()) {
-                message += ": did you mean " + String.join(" or ", suggestions) + "?";
-            }
-        }
-        return new UserError(message + " (see " + e.getCommandLine().getCommandSpec().qualifiedName() + " --help)");
-    }
-
     /** The picocli model of {@code role}'s subcommand: its options from {@code SPECS}, help and version. */
     static CommandLine.Model.CommandSpec spec(Role role) {
         CommandLine.Model.CommandSpec spec = CommandLine.Model.CommandSpec.create()
                 .name(role.command)
                 .mixinStandardHelpOptions(true)
-                .versionProvider(EchoCommand::version);
+                .versionProvider(() -> EchoCommand.version(EchoCommand.NAME));
         spec.usageMessage()
                 .description(role.summary, "program 0x2004F001 version 1: NULL (0), ECHO (1) opaque<> -> opaque<>")
                 .sortOptions(false)
