@@ -32,8 +32,9 @@ class ReadmeExamplesTest {
     void theReadmeShowsTheExamplesVerbatim() throws IOException {
         String readme = Files.readString(README, StandardCharsets.UTF_8);
         for (String file : new String[] {"TcpEcho.java", "RdmaEcho.java"}) {
-            assertTrue(readme.contains("```java\n" + shown(file) + "```\n"), file + " is not in " + README.toAbsolutePath()
-                    + " verbatim (from its first import to its end, in a java code block): copy it there");
+            assertTrue(readme.contains("```java\n" + shown(file) + "```\n"), file + " is not in "
+                    + README.toAbsolutePath() + " verbatim (from its first import to its end, in a java code block):"
+                    + " copy it there");
         }
     }
 

@@ -33,7 +33,8 @@ import java.util.stream.Collectors;
  * stops. Thread-safe.
  *
  * <pre>
- *   samples/run-echo server [--transport rdma|tcp] [--fabric auto|native|software] [--address A[,B..]] [--port 20049] ...
+ *   samples/run-echo server [--transport rdma|tcp] [--fabric auto|native|software] [--address A[,B..]]
+ *                           [--port 20049] ...
  * </pre>
  * See {@code --help} and {@code samples/README.md}.
  */

@@ -2,12 +2,9 @@ package dev.rpcrdma.samples.echo;
 
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -22,32 +19,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class EchoCommandTest {
 
-    /** Exit code, stdout and stderr of a command line. */
-    private static final class Run {
-        final int code;
-        final String out;
-        final String err;
-
-        Run(int code, String out, String err) {
-            this.code = code;
-            this.out = out;
-            this.err = err;
-        }
+    private static CommandRun run(String... args) {
+        return CommandRun.of(args);
     }
 
-    /** Runs {@code run-echo args}; a server stops as soon as it has printed its start line. */
-    private static Run run(String... args) {
-        return run(new CountDownLatch(0), args);
-    }
-
-    private static Run run(CountDownLatch serverStop, String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = EchoCommand.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8),
-                role -> role == EchoOptions.Role.SERVER ? (o, o2) -> EchoServer.serve(o, o2, serverStop)
-                        : EchoCommand.command(role, false));
-        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    private static CommandRun run(CountDownLatch serverStop, String... args) {
+        return CommandRun.of(serverStop, args);
     }
 
     private static int freePort() throws IOException {
@@ -59,19 +36,19 @@ class EchoCommandTest {
     @Test
     void helpListsTheSubcommands() {
         for (String help : new String[] {"--help", "-h"}) {
-            Run r = run(help);
+            CommandRun r = run(help);
             assertEquals(0, r.code, r.err);
             assertTrue(r.out.contains("run-echo [demo|server|client] [options]"), r.out);
             for (String sub : new String[] {"demo ", "server ", "client "}) {
                 assertTrue(r.out.contains("  " + sub), sub + " missing from: " + r.out);
             }
         }
-        Run server = run("server", "-h");
+        CommandRun server = run("server", "-h");
         assertEquals(0, server.code);
         assertTrue(server.out.contains("Usage: run-echo server"), server.out);
         assertTrue(server.out.contains("--transport=rdma|tcp"), server.out);
         assertFalse(server.out.contains("--count"), "the server has no --count: " + server.out);
-        Run demo = run("--size", "1", "--help");
+        CommandRun demo = run("--size", "1", "--help");
         assertTrue(demo.out.contains("Usage: run-echo demo"), "options without a subcommand are the demo's: "
                 + demo.out);
         assertFalse(demo.out.contains("--embedded-server"), "the demo always embeds its server: " + demo.out);
@@ -80,7 +57,7 @@ class EchoCommandTest {
     @Test
     void versionNamesTheSampleAndNetty() {
         for (String[] args : new String[][] {{"--version"}, {"-V"}, {"client", "--version"}}) {
-            Run r = run(args);
+            CommandRun r = run(args);
             assertEquals(0, r.code, r.err);
             assertTrue(r.out.startsWith("run-echo "), r.out);
             assertFalse(r.out.startsWith("run-echo unknown"), "the build filters version.properties: " + r.out);
@@ -90,7 +67,7 @@ class EchoCommandTest {
 
     @Test
     void aMistypedOptionGetsASuggestion() {
-        Run r = run("client", "--concurrecny", "4");
+        CommandRun r = run("client", "--concurrecny", "4");
         assertEquals(2, r.code);
         assertTrue(r.err.startsWith("run-echo client: unknown option --concurrecny: did you mean "), r.err);
         assertTrue(r.err.strip().endsWith("--concurrency or --connections? (see run-echo client --help)"), r.err);
@@ -106,7 +83,7 @@ class EchoCommandTest {
     @Test
     void aServerRefusesTheSoftwareFabricUnlessAskedByName() {
         // Loopback: --fabric auto picks the software fabric even where an RDMA device exists.
-        Run r = run("server", "--address", "127.0.0.1", "--port", "0");
+        CommandRun r = run("server", "--address", "127.0.0.1", "--port", "0");
         assertEquals(2, r.code, r.out + r.err);
         assertEquals(1, r.err.lines().count(), r.err);
         assertTrue(r.err.startsWith("run-echo server: will not listen on the in-process software fabric, which no"
@@ -115,7 +92,7 @@ class EchoCommandTest {
                 r.err);
         assertTrue(r.err.contains("--transport tcp") && r.err.contains("--fabric software listens anyway"), r.err);
 
-        Run explicit = run("server", "--fabric", "software", "--address", "127.0.0.1", "--port", "0");
+        CommandRun explicit = run("server", "--fabric", "software", "--address", "127.0.0.1", "--port", "0");
         assertEquals(0, explicit.code, explicit.err);
         assertTrue(explicit.out.startsWith("echo server: rdma (software fabric, in-process) on 127.0.0.1:"),
                 explicit.out);
@@ -130,9 +107,9 @@ class EchoCommandTest {
     void aServerPrintsAStartLineAndOnStopASummary() throws Exception {
         String port = Integer.toString(freePort());
         CountDownLatch stop = new CountDownLatch(1);
-        CompletableFuture<Run> server = CompletableFuture.supplyAsync(() -> run(stop, "server", "--transport",
+        CompletableFuture<CommandRun> server = CompletableFuture.supplyAsync(() -> run(stop, "server", "--transport",
                 "tcp", "--io", "nio", "--address", "127.0.0.1", "--port", port));
-        Run client = null;
+        CommandRun client = null;
         for (int attempt = 0; attempt < 100; attempt++) {
             client = run("client", "--transport", "tcp", "--io", "nio", "--port", port, "--count", "50",
                     "--warmup", "5", "--size", "100", "--connections", "2");
@@ -143,7 +120,7 @@ class EchoCommandTest {
         }
         assertEquals(0, client.code, client.err);
         stop.countDown();
-        Run s = server.get(30, TimeUnit.SECONDS);
+        CommandRun s = server.get(30, TimeUnit.SECONDS);
         assertEquals(0, s.code, s.err);
         String[] lines = s.out.split("\n");
         assertTrue(lines[0].matches("echo server: tcp \\(nio\\) on 127\\.0\\.0\\.1:" + port + "; record marking,"
@@ -160,14 +137,14 @@ class EchoCommandTest {
                 "--port", "0");
         try {
             String port = Integer.toString(server.localAddresses().get(0).getPort());
-            CompletableFuture<Run> client = CompletableFuture.supplyAsync(() -> run("client", "--transport", "tcp",
-                    "--io", "nio", "--port", port, "--size", "0", "--count", "100000000"));
+            CompletableFuture<CommandRun> client = CompletableFuture.supplyAsync(() -> run("client", "--transport",
+                    "tcp", "--io", "nio", "--port", port, "--size", "0", "--count", "100000000"));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (server.calls() < 200 && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
             server.close();
-            Run r = client.get(60, TimeUnit.SECONDS);
+            CommandRun r = client.get(60, TimeUnit.SECONDS);
             assertEquals(1, r.code, r.out + r.err);
             assertEquals(1, r.err.lines().count(), r.err);
             assertTrue(r.err.startsWith("run-echo client: the server at 127.0.0.1:" + port + " closed the connection"

@@ -49,7 +49,7 @@ class EchoOptionsTest {
     void mistakesNameTheOption() {
         assertMessage("--inline: 512 bytes is out of range [1024, 262144]", "--inline", "512");
         assertMessage("Missing required parameter for option '--count' (N)", "--count");
-        assertMessage("--verbose", "--verbose=yes");
+        assertMessage("'--verbose' should be specified without 'yes' parameter", "--verbose=yes");
         assertMessage("--port: 'x' is not a number", "--port", "x");
         assertMessage("--size: '1g' is not a byte count", "--size", "1g");
         assertMessage("unexpected argument 'foo'", "foo");
