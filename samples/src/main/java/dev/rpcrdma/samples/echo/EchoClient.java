@@ -24,10 +24,11 @@ import java.util.concurrent.TimeoutException;
  * echoed byte; prints the transport, what the connection negotiated and a latency summary (p50/p99 µs, ops/s).
  *
  * <pre>
- *   EchoClient [--transport rdma|tcp] [--address 127.0.0.1] [--port 20049] [--size 4096] [--count 10000]
- *              [--concurrency 1] [--embedded-server] ...
+ *   samples/run-echo client [--transport rdma|tcp] [--address 127.0.0.1] [--port 20049] [--size 4096]
+ *                           [--count 10000] [--concurrency 1] [--embedded-server] ...
  * </pre>
- * Exit code 0 when every call succeeded and every byte matched; otherwise 1 with a one-line message.
+ * Exit code 0 when every call succeeded and every byte matched; otherwise 1 with a one-line message that says how
+ * many calls completed. Used from one thread; its load runs on the connections' event loops.
  */
 public final class EchoClient {
 
