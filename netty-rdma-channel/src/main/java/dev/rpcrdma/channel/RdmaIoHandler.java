@@ -51,7 +51,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * deregistration, close future): in {@link #prepareToDestroy()} and in a shutdown hook of the executor (which also
  * runs when a zero quiet period ends the loop without another {@code prepareToDestroy}). What is still registered
  * when the executor has stopped accepting tasks is torn down by {@link #destroy()} synchronously on the loop thread
- * ({@link RdmaIoHandle#terminate()}), never through the executor.
+ * ({@code RdmaIoHandle.terminate}), never through the executor.
  *
  * <h2>Wakeup</h2>
  * As {@code EpollIoHandler}: {@code nextWakeupNanos} holds the deadline while the loop may sleep and {@code AWAKE}

@@ -14,10 +14,11 @@ import io.netty.util.internal.ObjectUtil;
  *       programs registered on the initializer, once the client's upper layer {@link #enable() enabled} the
  *       backchannel on this connection (before, they are logged, counted as {@link RpcStats#backwardDrops()} and
  *       dropped: the peer may not call back before it was told it may, draft §2.2.3);</li>
- *   <li>{@link Role#CALLER}, on a server connection: {@link #caller()} calls the client back with the ordinary
+ *   <li>{@link Role#CALLER}, on a server connection: a procedure's
+ *       {@link dev.rpcrdma.oncrpc.server.RpcCallContext#callback()} calls the client back with the ordinary
  *       client API; a call made before the upper layer {@link #enable() enabled} the backchannel (when the client
  *       signalled it, e.g. NFSv4.1 CREATE_SESSION with CONN_BACK_CHAN or BIND_CONN_TO_SESSION) fails with
- *       {@link RpcBackchannelException} and nothing is sent.</li>
+ *       {@link dev.rpcrdma.oncrpc.client.RpcBackchannelException} and nothing is sent.</li>
  * </ul>
  * {@link #maxMessageSize()} is the largest backward RPC message (call or reply) the transport carries on this
  * connection: over RPC-over-RDMA backward messages are inline only, so it is min(inline send, inline receive,

@@ -16,7 +16,7 @@ import java.time.Duration;
  * marking, message codec, then the transport-agnostic {@link RpcDispatcher}.
  * <pre>
  *   RecordMarkingDecoder -> RpcMessageDecoder -> RpcDispatcher
- *   RecordMarkingEncoder <- RpcMessageEncoder <-               (-> RpcClientHandler: backward calls)
+ *   RecordMarkingEncoder &lt;- RpcMessageEncoder &lt;-               (-&gt; RpcClientHandler: backward calls)
  * </pre>
  * With {@link #withBackchannel()} the server can call clients back on their connections (NFSv4.1 style).
  * Use as the child handler of a {@code ServerBootstrap}.

@@ -7,12 +7,16 @@ import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.client.RpcReplyDecoder;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import dev.rpcrdma.samples.echo.EchoCommand;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 
+import picocli.CommandLine;
+
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -41,50 +45,57 @@ public final class CallbackDemo {
         System.exit(run(args, System.out, System.err));
     }
 
+    /** The command line, parsed by picocli. */
+    @CommandLine.Command(name = "run-callback-demo", mixinStandardHelpOptions = true, sortOptions = false,
+            versionProvider = Version.class,
+            description = {"The server calls the client back (CB_NULL, CB_SEQUENCE+CB_RECALL of program 0x40000000)"
+                    + " on the connection the client made, while the client's forward calls go on.",
+                    "--fabric native needs an RDMA device and --address of its interface (Soft-RoCE: tools/vm/run)."})
+    static final class Options {
+        @CommandLine.Option(names = "--transport", paramLabel = "rdma|tcp", defaultValue = "rdma",
+                description = "transport (default ${DEFAULT-VALUE})")
+        String transport;
+        @CommandLine.Option(names = "--fabric", paramLabel = "auto|software|native", defaultValue = "auto",
+                description = "RDMA fabric; auto on a loopback address is the software fabric (default"
+                        + " ${DEFAULT-VALUE})")
+        String fabric;
+        @CommandLine.Option(names = "--address", paramLabel = "A", defaultValue = "127.0.0.1",
+                description = "address the server listens on and the client calls (default ${DEFAULT-VALUE})")
+        String address;
+        @CommandLine.Option(names = "--port", paramLabel = "P", defaultValue = "0",
+                description = "port (default ${DEFAULT-VALUE}: any free port)")
+        int port;
+        @CommandLine.Option(names = "--seconds", paramLabel = "S", defaultValue = "3",
+                description = "how long the calls go on (default ${DEFAULT-VALUE})")
+        double seconds;
+    }
+
+    /** {@code --version}: the samples' version, Netty's and the JVM's. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return EchoCommand.version("run-callback-demo");
+        }
+    }
+
     /** Runs the demo; returns the exit status (0: both directions worked, 1: a call failed, 2: usage). */
     static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
-        String transport = "rdma";
-        String fabricName = "auto";
-        String address = "127.0.0.1";
-        int port = 0;
-        double seconds = 3;
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if ("-h".equals(a) || "--help".equals(a)) {
-                out.println("usage: run-callback-demo [--transport rdma|tcp] [--fabric auto|software|native]"
-                        + " [--address A] [--port P] [--seconds S]");
-                out.println("  The server calls the client back (CB_NULL, CB_SEQUENCE+CB_RECALL of program"
-                        + " 0x40000000) on the connection the client made, while the client's forward calls go on.");
-                out.println("  --fabric native needs an RDMA device and --address of its interface (Soft-RoCE:"
-                        + " tools/vm/run).");
+        Options options = new Options();
+        CommandLine line = new CommandLine(options);
+        PrintWriter writer = new PrintWriter(out, true);
+        line.setOut(writer);
+        try {
+            if (CommandLine.printHelpIfRequested(line.parseArgs(args))) {
+                writer.flush();
                 return 0;
             }
-            if (i + 1 >= args.length) {
-                err.println("run-callback-demo: " + a + " needs a value (see --help)");
-                return 2;
-            }
-            String v = args[++i];
-            switch (a) {
-                case "--transport":
-                    transport = v;
-                    break;
-                case "--fabric":
-                    fabricName = v;
-                    break;
-                case "--address":
-                    address = v;
-                    break;
-                case "--port":
-                    port = Integer.parseInt(v);
-                    break;
-                case "--seconds":
-                    seconds = Double.parseDouble(v);
-                    break;
-                default:
-                    err.println("run-callback-demo: unknown option " + a + " (see --help)");
-                    return 2;
-            }
+        } catch (CommandLine.ParameterException e) {
+            err.println("run-callback-demo: " + EchoCommand.usageMessage(e));
+            return 2;
         }
+        String transport = options.transport;
+        String fabricName = options.fabric;
+        String address = options.address;
         DemoTransport t;
         if ("tcp".equals(transport)) {
             t = DemoTransport.tcp();
@@ -103,7 +114,7 @@ public final class CallbackDemo {
             err.println("run-callback-demo: --transport must be rdma or tcp, not " + transport);
             return 2;
         }
-        return demo(t, new InetSocketAddress(address, port), (long) (seconds * 1e9), out);
+        return demo(t, new InetSocketAddress(address, options.port), (long) (options.seconds * 1e9), out);
     }
 
     static int demo(DemoTransport transport, InetSocketAddress at, long nanos, PrintStream out) throws Exception {

@@ -170,6 +170,21 @@ final class Diagnosis {
         return new UserError(procedure + " to " + who + " failed: " + firstLine(t), cause);
     }
 
+    /**
+     * A call of the load failed after NULL had succeeded (so the peer is an echo server on this transport):
+     * {@code progress} says how many calls completed; a closed connection means the server went away.
+     */
+    static UserError loadFailure(InetSocketAddress address, String procedure, Throwable cause, String progress) {
+        Throwable t = unwrap(cause);
+        if (t instanceof RpcConnectionClosedException) {
+            return new UserError("the server at " + hostPort(address) + " closed the connection during "
+                    + procedure + " after " + progress + " (" + firstLine(t) + "): it stopped or failed (see its"
+                    + " log); NULL had succeeded, so it is an echo server on this transport", cause);
+        }
+        UserError e = callFailure(address, procedure, cause);
+        return new UserError(e.getMessage() + " (" + progress + ")", e.getCause());
+    }
+
     /** The cause inside completion/execution wrappers. */
     static Throwable unwrap(Throwable t) {
         while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {

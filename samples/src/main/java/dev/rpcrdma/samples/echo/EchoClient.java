@@ -24,10 +24,11 @@ import java.util.concurrent.TimeoutException;
  * echoed byte; prints the transport, what the connection negotiated and a latency summary (p50/p99 µs, ops/s).
  *
  * <pre>
- *   EchoClient [--transport rdma|tcp] [--address 127.0.0.1] [--port 20049] [--size 4096] [--count 10000]
- *              [--concurrency 1] [--embedded-server] ...
+ *   samples/run-echo client [--transport rdma|tcp] [--address 127.0.0.1] [--port 20049] [--size 4096]
+ *                           [--count 10000] [--concurrency 1] [--embedded-server] ...
  * </pre>
- * Exit code 0 when every call succeeded and every byte matched; otherwise 1 with a one-line message.
+ * Exit code 0 when every call succeeded and every byte matched; otherwise 1 with a one-line message that says how
+ * many calls completed. Used from one thread; its load runs on the connections' event loops.
  */
 public final class EchoClient {
 
@@ -52,19 +53,15 @@ public final class EchoClient {
         }
     }
 
-    /** Command line; exits with 0 on success, 1 on failure, 2 on bad usage. */
+    /** Command line: {@code samples/run-echo client ...} (see {@link EchoCommand}). */
     public static void main(String[] args) {
-        System.exit(run(args, System.out, System.err, true));
+        EchoCommand.main(EchoCommand.prepend(EchoOptions.Role.CLIENT.command, args));
     }
 
-    /** Runs the command line with the given streams; returns the exit code. */
+    /** Runs {@code run-echo client} with {@code args} and the given streams; returns the exit code. */
     static int run(String[] args, PrintStream out, PrintStream err, boolean configureLogging) {
-        return CommandLine.execute(EchoOptions.Role.CLIENT, args, out, err, (options, o) -> {
-            if (configureLogging) {
-                CommandLine.configureLogging(options.verbose, java.util.logging.Level.SEVERE);
-            }
-            run(options, o);
-        });
+        return EchoCommand.run(EchoCommand.prepend(EchoOptions.Role.CLIENT.command, args), out, err,
+                role -> EchoCommand.command(role, configureLogging));
     }
 
     /** Runs the client as {@code options} say and prints its report; a {@link UserError} on any failure. */
@@ -117,11 +114,12 @@ public final class EchoClient {
             EchoLoad load = new EchoLoad(clients, options.procedure, options.size, callOptions, options.concurrency);
             String what = options.procedure == EchoOptions.Procedure.NULL ? "NULL"
                     : "ECHO of " + options.size + " B";
+            long total = (long) options.warmup + options.count;
             EchoLoad.Result warm = load.run(options.warmup, null);
-            check(server, what, warm);
+            check(server, what, warm, 0, total);
             LatencyHistogram latencies = new LatencyHistogram();
             EchoLoad.Result result = load.run(options.count, latencies);
-            check(server, what, result);
+            check(server, what, result, warm.completed, total);
             Report report = new Report(transport.description(), negotiated, server, result, latencies);
             print(out, options, what, report);
             String counters = transport.counters();
@@ -153,13 +151,16 @@ public final class EchoClient {
         }
     }
 
-    private static void check(InetSocketAddress server, String what, EchoLoad.Result r) {
+    /** Fails with what went wrong and how many of the {@code total} calls completed ({@code before} + this run's). */
+    private static void check(InetSocketAddress server, String what, EchoLoad.Result r, long before, long total) {
+        String progress = (before + r.completed) + " of " + total + " calls completed";
         if (r.failure != null) {
-            throw Diagnosis.callFailure(server, what, r.failure);
+            throw Diagnosis.loadFailure(server, what, r.failure, progress);
         }
         if (r.mismatches != 0) {
             throw new UserError("the server at " + Diagnosis.hostPort(server) + " echoed different bytes than were"
-                    + " sent (" + r.mismatches + " call(s)): this is a bug, please report it with --verbose output");
+                    + " sent (" + r.mismatches + " call(s); " + progress + "): this is a bug, please report it with"
+                    + " --verbose output");
         }
     }
 

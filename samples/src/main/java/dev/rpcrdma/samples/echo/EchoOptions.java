@@ -1,6 +1,7 @@
 package dev.rpcrdma.samples.echo;
 
-import java.util.ArrayList;
+import picocli.CommandLine;
+
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,22 +9,29 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Command-line options of {@link EchoServer} and {@link EchoClient}: a tiny hand-written parser
- * ({@code --name value} or {@code --name=value}; flags take no value). Unknown options, missing or malformed
- * values are a {@link UserError} naming the option. Immutable once parsed.
+ * Command-line options of {@code run-echo demo}, {@code server} and {@code client}: one table ({@code SPECS})
+ * from which picocli builds each subcommand's options, so picocli does the syntax ({@code --name value} or
+ * {@code --name=value}, flags, {@code -h/--help}, {@code --version}, suggestions for a mistyped option) and this
+ * class checks the values (ranges, choices, byte suffixes) into a {@link UserError} naming the option. Immutable
+ * once parsed.
  */
 final class EchoOptions {
 
-    /** Which program the options are for (decides the defaults and which options exist). */
+    /** Which subcommand the options are for (decides the defaults and which options exist). */
     enum Role {
-        SERVER("EchoServer", "serves the echo program (NULL, ECHO) until stopped (Ctrl-C)"),
-        CLIENT("EchoClient", "calls NULL then ECHO, verifies every echoed byte and prints a latency summary");
+        DEMO("demo", "server and client in one JVM: starts an echo server, then runs the client against it"
+                + " (the default)"),
+        SERVER("server", "serves the echo program (NULL, ECHO) until stopped (Ctrl-C)"),
+        CLIENT("client", "calls NULL then ECHO against a running server, verifies every echoed byte and prints a"
+                + " latency summary");
 
+        final String command;
         final String program;
         final String summary;
 
-        Role(String program, String summary) {
-            this.program = program;
+        Role(String command, String summary) {
+            this.command = command;
+            this.program = EchoCommand.NAME + " " + command;
             this.summary = summary;
         }
     }
@@ -74,7 +82,7 @@ final class EchoOptions {
         }
 
         boolean appliesTo(Role role) {
-            return role == Role.SERVER ? server : client;
+            return role == Role.SERVER ? server : client && !(role == Role.DEMO && "--embedded-server".equals(name));
         }
     }
 
@@ -106,8 +114,7 @@ final class EchoOptions {
             new Spec("--threads", "N", "event loop threads (default 2)", true, true),
             new Spec("--embedded-server", null, "start an echo server in this JVM first (on --address, any free"
                     + " port unless --port is given) and call it", false, true),
-            new Spec("--verbose", null, "log more and print stack traces of errors", true, true),
-            new Spec("--help", null, "print this help", true, true));
+            new Spec("--verbose", null, "log more and print stack traces of errors", true, true));
 
     final Role role;
     final Transport transport;
@@ -128,13 +135,11 @@ final class EchoOptions {
     final int threads;
     final boolean embeddedServer;
     final boolean verbose;
-    final boolean help;
 
     private EchoOptions(Role role, Map<String, String> v) {
         this.role = role;
-        help = v.containsKey("--help");
         verbose = v.containsKey("--verbose");
-        embeddedServer = v.containsKey("--embedded-server");
+        embeddedServer = role == Role.DEMO || v.containsKey("--embedded-server");
         transport = Transport.parse(v.getOrDefault("--transport", "rdma"));
         fabric = choice("--fabric", v.getOrDefault("--fabric", "auto"), "auto", "native", "software");
         io = choice("--io", v.getOrDefault("--io", "auto"), "auto", "epoll", "nio");
@@ -145,7 +150,7 @@ final class EchoOptions {
                 throw new UserError("--address: empty address in '" + v.get("--address") + "'");
             }
         }
-        if (role == Role.CLIENT && addresses.size() != 1) {
+        if (role != Role.SERVER && addresses.size() != 1) {
             throw new UserError("--address: the client calls one server address, got " + addresses);
         }
         int defaultPort = embeddedServer ? 0 : EchoProgram.DEFAULT_PORT;
@@ -167,66 +172,52 @@ final class EchoOptions {
         threads = integer(v, "--threads", 2, 1, 256);
     }
 
-    /** Parses {@code args} for {@code role}. */
+    /** Parses {@code args} (the options after the subcommand) for {@code role}; a {@link UserError} on bad usage. */
     static EchoOptions parse(Role role, String... args) {
+        return EchoCommand.parse(role, args);
+    }
+
+    /** The options a picocli parse of {@link #spec(Role)} matched; checks their values. */
+    static EchoOptions of(Role role, CommandLine.ParseResult parsed) {
         Map<String, String> values = new LinkedHashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            String arg = args[i];
-            String name = arg;
-            String value = null;
-            int eq = arg.indexOf('=');
-            if (arg.startsWith("--") && eq > 0) {
-                name = arg.substring(0, eq);
-                value = arg.substring(eq + 1);
+        for (CommandLine.Model.OptionSpec o : parsed.matchedOptions()) {
+            if (!o.usageHelp() && !o.versionHelp()) {
+                List<String> given = o.originalStringValues();
+                values.put(o.longestName(), o.arity().max() == 0 ? "" : given.get(given.size() - 1));
             }
-            Spec spec = find(name);
-            if (spec == null || !spec.appliesTo(role)) {
-                throw new UserError((arg.startsWith("-") ? "unknown option " + name : "unexpected argument '"
-                        + arg + "'") + " for " + role.program + ": see --help");
-            }
-            if (spec.isFlag()) {
-                if (value != null) {
-                    throw new UserError(name + " takes no value");
-                }
-                value = "";
-            } else if (value == null) {
-                if (i + 1 >= args.length) {
-                    throw new UserError(name + " needs a value: " + name + " " + spec.arg);
-                }
-                value = args[++i];
-            }
-            values.put(name, value);
         }
         return new EchoOptions(role, values);
     }
 
-    private static Spec find(String name) {
+    /** The picocli model of {@code role}'s subcommand: its options from {@code SPECS}, help and version. */
+    static CommandLine.Model.CommandSpec spec(Role role) {
+        CommandLine.Model.CommandSpec spec = CommandLine.Model.CommandSpec.create()
+                .name(role.command)
+                .mixinStandardHelpOptions(true)
+                .versionProvider(() -> EchoCommand.version(EchoCommand.NAME));
+        spec.usageMessage()
+                .description(role.summary, "program 0x2004F001 version 1: NULL (0), ECHO (1) opaque<> -> opaque<>")
+                .sortOptions(false)
+                .abbreviateSynopsis(true);
         for (Spec s : SPECS) {
-            if (s.name.equals(name)) {
-                return s;
+            if (s.appliesTo(role)) {
+                spec.addOption(CommandLine.Model.OptionSpec.builder(s.name)
+                        .paramLabel(s.isFlag() ? "" : s.arg)
+                        .type(s.isFlag() ? boolean.class : String.class)
+                        .arity(s.isFlag() ? "0" : "1")
+                        .description(s.help)
+                        .build());
             }
         }
-        return null;
+        spec.parser().overwrittenOptionsAllowed(true);
+        return spec;
     }
 
     /** The {@code --help} text for {@code role}. */
     static String usage(Role role) {
-        StringBuilder b = new StringBuilder();
-        b.append("usage: ").append(role.program).append(" [options]\n  ").append(role.summary)
-                .append("\n  program 0x2004F001 version 1: NULL (0), ECHO (1) opaque<> -> opaque<>\n\noptions:\n");
-        List<String[]> rows = new ArrayList<>();
-        int width = 0;
-        for (Spec s : SPECS) {
-            if (s.appliesTo(role)) {
-                String left = s.name + (s.isFlag() ? "" : " " + s.arg);
-                rows.add(new String[] {left, s.help});
-                width = Math.max(width, left.length());
-            }
-        }
-        for (String[] r : rows) {
-            b.append("  ").append(r[0]).append(" ".repeat(width - r[0].length() + 2)).append(r[1]).append('\n');
-        }
-        return b.toString();
+        return EchoCommand.commandLine(new java.io.PrintWriter(java.io.OutputStream.nullOutputStream()),
+                new java.io.PrintWriter(java.io.OutputStream.nullOutputStream())).getSubcommands().get(role.command)
+                .getUsageMessage(CommandLine.Help.Ansi.OFF);
     }
 
     static String choice(String option, String value, String... allowed) {

@@ -29,6 +29,14 @@ interface EchoTransport {
         return null;
     }
 
+    /** What a server on this transport offers its clients, for its start line: e.g. inline sizes and credits. */
+    String advertised();
+
+    /** Transport-level errors of the server connections, e.g. {@code 2 RDMA_ERROR sent}; 0 when none. */
+    default long serverErrors() {
+        return 0;
+    }
+
     /** New event loops for this transport. */
     EventLoopGroup newGroup(int threads);
 

@@ -43,6 +43,8 @@ final class RdmaTransport implements EchoTransport {
     private final RdmaFabric fabric;
     private final String fabricNote;
     private final String note;
+    /** Why {@code --fabric auto} chose the software fabric; null when it did not. */
+    private final String softwareReason;
     private final RpcRdmaConfig serverConfig;
     private final RpcRdmaConfig clientConfig;
     private final RpcRdmaStats serverStats = new RpcRdmaStats();
@@ -61,13 +63,15 @@ final class RdmaTransport implements EchoTransport {
         }
         fabricNote = fabric == RdmaFabric.SOFTWARE ? "software fabric, in-process" : "native fabric";
         if (fabric == RdmaFabric.SOFTWARE && "auto".equals(options.fabric)) {
-            note = nativeUsable
+            softwareReason = nativeUsable
                     ? "an RDMA device is available but " + String.join(",", options.addresses) + " is a loopback"
-                    + " address, which is on no RDMA device: using the in-process software fabric (give --address"
-                    + " the IP of the device's interface to use the device)"
-                    : "no usable RDMA device (" + Diagnosis.firstLine(Rdma.unavailabilityCause()) + "): using the"
-                    + " in-process software fabric (--fabric native insists on a device)";
+                    + " address, which is on no RDMA device"
+                    : "no usable RDMA device (" + Diagnosis.firstLine(Rdma.unavailabilityCause()) + ")";
+            note = softwareReason + ": using the in-process software fabric" + (nativeUsable ? " (give --address"
+                    + " the IP of the device's interface to use the device)" : " (--fabric native insists on a"
+                    + " device)");
         } else {
+            softwareReason = null;
             note = null;
         }
         RpcRdmaConfig base = RpcRdmaConfig.DEFAULT.withInlineSizes(options.inline, options.inline)
@@ -111,6 +115,23 @@ final class RdmaTransport implements EchoTransport {
         return unreachableOverRdma(address.getAddress()) ? address.getAddress().getHostAddress() + " is a loopback"
                 + " address: RoCE/Soft-RoCE clients cannot reach it over RDMA; listen on the address of the RDMA"
                 + " device's interface, or 0.0.0.0" : null;
+    }
+
+    /** Why {@code --fabric auto} fell back to the software fabric, or null when it did not (or was not asked). */
+    String softwareReason() {
+        return softwareReason;
+    }
+
+    @Override
+    public String advertised() {
+        return "inline send/receive " + serverConfig.sendSize() + "/" + serverConfig.receiveSize()
+                + " B (RFC 8797), up to " + serverConfig.maxGrant() + " credits, remote invalidation "
+                + (serverConfig.remoteInvalidation() ? "on" : "off");
+    }
+
+    @Override
+    public long serverErrors() {
+        return serverStats.errorsSent();
     }
 
     /** Whether the software fabric is in use: connections reach only servers in this JVM. */

@@ -78,9 +78,14 @@ final class TcpTransport implements EchoTransport {
     }
 
     @Override
-    public String negotiated(Channel client) {
+    public String advertised() {
         return "record marking, fragments up to " + (CONFIG.maxFragmentSize() >> 10) + " KiB, records up to "
-                + (CONFIG.maxRecordSize() >> 10) + " KiB (nothing to negotiate over TCP)";
+                + (CONFIG.maxRecordSize() >> 10) + " KiB";
+    }
+
+    @Override
+    public String negotiated(Channel client) {
+        return advertised() + " (nothing to negotiate over TCP)";
     }
 
     @Override

@@ -62,10 +62,16 @@ class CallbackDemoTest {
 
     @Test
     void helpAndUsageErrors() throws Exception {
-        assertTrue(run("--help").contains("usage: run-callback-demo"));
+        assertTrue(run("--help").contains("Usage: run-callback-demo"));
+        assertTrue(run("-V").startsWith("run-callback-demo "));
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         assertEquals(2, CallbackDemo.run(new String[] {"--transport", "udp"}, new PrintStream(
                 new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8)));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("--transport must be rdma or tcp"));
+        err.reset();
+        assertEquals(2, CallbackDemo.run(new String[] {"--second", "1"}, new PrintStream(
+                new ByteArrayOutputStream()), new PrintStream(err, true, StandardCharsets.UTF_8)));
+        assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("run-callback-demo: unknown option --second: did"
+                + " you mean --seconds? (see run-callback-demo --help)"), err.toString(StandardCharsets.UTF_8));
     }
 }

@@ -16,14 +16,10 @@ import io.netty.util.ReferenceCountUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -44,34 +40,15 @@ class EchoErrorsTest {
         }
     }
 
-    /** Exit code and stderr of a client command line. */
-    private static final class Run {
-        final int code;
-        final String err;
-
-        Run(int code, String err) {
-            this.code = code;
-            this.err = err;
-        }
+    private static CommandRun client(String... args) {
+        return CommandRun.of(EchoCommand.prepend("client", args));
     }
 
-    private static Run client(String... args) {
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = EchoClient.run(args, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), false);
-        return new Run(code, err.toString(StandardCharsets.UTF_8));
+    private static CommandRun server(String... args) {
+        return CommandRun.of(EchoCommand.prepend("server", args));
     }
 
-    private static Run server(String... args) {
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = CommandLine.execute(EchoOptions.Role.SERVER, args,
-                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8),
-                (o, out) -> EchoServer.serve(o, out, new CountDownLatch(0)));
-        return new Run(code, err.toString(StandardCharsets.UTF_8));
-    }
-
-    private static void assertOneLine(Run r, String... fragments) {
+    private static void assertOneLine(CommandRun r, String... fragments) {
         assertEquals(1, r.code, r.err);
         assertEquals(1, r.err.lines().count(), "exactly one line: " + r.err);
         for (String f : fragments) {
@@ -90,8 +67,8 @@ class EchoErrorsTest {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             String port = Integer.toString(taken.getLocalPort());
             for (String io : new String[] {"nio", "auto"}) {
-                Run r = server("--transport", "tcp", "--io", io, "--address", "127.0.0.1", "--port", port);
-                assertOneLine(r, "EchoServer: cannot listen on 127.0.0.1:" + port, "already in use",
+                CommandRun r = server("--transport", "tcp", "--io", io, "--address", "127.0.0.1", "--port", port);
+                assertOneLine(r, "run-echo server: cannot listen on 127.0.0.1:" + port, "already in use",
                         "choose another --port");
             }
             IllegalStateException e = assertThrows(IllegalStateException.class,
@@ -103,24 +80,24 @@ class EchoErrorsTest {
     @Test
     void serverOnAnAddressThatIsNotOurs() {
         // 192.0.2.0/24 is TEST-NET-1: never an address of this host.
-        Run r = server("--transport", "tcp", "--address", "192.0.2.77", "--port", "0");
+        CommandRun r = server("--transport", "tcp", "--address", "192.0.2.77", "--port", "0");
         assertOneLine(r, "cannot listen on 192.0.2.77:0", "is not an address of this host");
     }
 
     @Test
     void connectionRefused() throws Exception {
         int port = freePort();
-        Run r = client("--transport", "tcp", "--port", Integer.toString(port));
-        assertOneLine(r, "EchoClient: nothing is listening at 127.0.0.1:" + port, "connection refused",
+        CommandRun r = client("--transport", "tcp", "--port", Integer.toString(port));
+        assertOneLine(r, "run-echo client: nothing is listening at 127.0.0.1:" + port, "connection refused",
                 "start the server");
     }
 
     @Test
     void verboseAddsTheStackTrace() throws Exception {
         int port = freePort();
-        Run r = client("--transport", "tcp", "--port", Integer.toString(port), "--verbose");
+        CommandRun r = client("--transport", "tcp", "--port", Integer.toString(port), "--verbose");
         assertEquals(1, r.code);
-        assertTrue(r.err.startsWith("EchoClient: nothing is listening at"), r.err);
+        assertTrue(r.err.startsWith("run-echo client: nothing is listening at"), r.err);
         assertTrue(r.err.contains("\tat "), "stack trace with --verbose: " + r.err);
     }
 
@@ -135,7 +112,7 @@ class EchoErrorsTest {
     @Test
     void serverWithoutTheEchoProgram() throws Exception {
         int port = rpcServer(new RpcProgramRegistry().registerNull(100003, 3));
-        Run r = client("--transport", "tcp", "--port", Integer.toString(port));
+        CommandRun r = client("--transport", "tcp", "--port", Integer.toString(port));
         assertOneLine(r, "the server at 127.0.0.1:" + port + " does not serve the echo program 0x2004F001",
                 "PROG_UNAVAIL", "check --port");
     }
@@ -144,14 +121,14 @@ class EchoErrorsTest {
     void serverWithAnotherVersionOfTheEchoProgram() throws Exception {
         int port = rpcServer(new RpcProgramRegistry().registerNull(EchoProgram.PROGRAM, 2)
                 .registerNull(EchoProgram.PROGRAM, 3));
-        Run r = client("--transport", "tcp", "--port", Integer.toString(port));
+        CommandRun r = client("--transport", "tcp", "--port", Integer.toString(port));
         assertOneLine(r, "serves echo program versions 2..3, not 1", "PROG_MISMATCH");
     }
 
     @Test
     void serverWithoutTheEchoProcedure() throws Exception {
         int port = rpcServer(new RpcProgramRegistry().registerNull(EchoProgram.PROGRAM, EchoProgram.VERSION));
-        Run r = client("--transport", "tcp", "--port", Integer.toString(port));
+        CommandRun r = client("--transport", "tcp", "--port", Integer.toString(port));
         assertOneLine(r, "has no ECHO of 4096 B procedure", "PROC_UNAVAIL");
     }
 
@@ -174,7 +151,7 @@ class EchoErrorsTest {
                 })
                 .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
         int port = ((InetSocketAddress) server.localAddress()).getPort();
-        Run r = client("--transport", "tcp", "--port", Integer.toString(port));
+        CommandRun r = client("--transport", "tcp", "--port", Integer.toString(port));
         assertOneLine(r, "closed the connection during NULL", "not an ONC RPC server");
     }
 
@@ -183,18 +160,18 @@ class EchoErrorsTest {
         assumeFalse(Rdma.isAvailable(), "SKIPPED: this host has a usable RDMA device; the message for a missing"
                 + " one cannot be provoked here");
         String cause = Diagnosis.firstLine(Rdma.unavailabilityCause());
-        Run r = client("--transport", "rdma", "--fabric", "native", "--embedded-server");
-        assertOneLine(r, "EchoClient: RDMA is not available here: " + cause, "--fabric software",
+        CommandRun r = client("--transport", "rdma", "--fabric", "native", "--embedded-server");
+        assertOneLine(r, "run-echo client: RDMA is not available here: " + cause, "--fabric software",
                 "--transport tcp");
-        Run s = server("--transport", "rdma", "--fabric", "native");
-        assertOneLine(s, "EchoServer: RDMA is not available here: " + cause);
+        CommandRun s = server("--transport", "rdma", "--fabric", "native");
+        assertOneLine(s, "run-echo server: RDMA is not available here: " + cause);
     }
 
     @Test
     void badUsageIsExitCode2() {
-        Run r = client("--sise", "10");
+        CommandRun r = client("--sise", "10");
         assertEquals(2, r.code);
-        assertTrue(r.err.contains("unknown option --sise for EchoClient: see --help"), r.err);
+        assertTrue(r.err.contains("unknown option --sise: did you mean --size? (see run-echo client --help)"), r.err);
         r = client("--size", "5m");
         assertEquals(2, r.code);
         assertTrue(r.err.contains("--size: 5242880 bytes is out of range"), r.err);

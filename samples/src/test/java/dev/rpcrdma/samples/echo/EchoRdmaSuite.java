@@ -56,35 +56,18 @@ abstract class EchoRdmaSuite {
                 args.toArray(new String[0])));
     }
 
-    /** Exit code, stdout and stderr of a client command line. */
-    static final class Run {
-        final int code;
-        final String out;
-        final String err;
-
-        Run(int code, String out, String err) {
-            this.code = code;
-            this.out = out;
-            this.err = err;
-        }
-    }
-
     /** The client command line with this fabric and address (later options override). */
-    Run client(String... extra) {
+    CommandRun client(String... extra) {
         List<String> args = new ArrayList<>(List.of("--fabric", fabric(), "--address", address()));
         args.addAll(List.of(extra));
         return run(args.toArray(new String[0]));
     }
 
     /** The client command line over RDMA with exactly these options. */
-    static Run run(String... extra) {
-        List<String> args = new ArrayList<>(List.of("--transport", "rdma"));
+    static CommandRun run(String... extra) {
+        List<String> args = new ArrayList<>(List.of("client", "--transport", "rdma"));
         args.addAll(List.of(extra));
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = EchoClient.run(args.toArray(new String[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), false);
-        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        return CommandRun.of(args.toArray(new String[0]));
     }
 
     private static CompletableFuture<byte[]> rawEcho(RpcClient client, byte[] data) {
@@ -152,8 +135,8 @@ abstract class EchoRdmaSuite {
 
     @Test
     void commandLinePrintsWhatWasNegotiated() {
-        Run r = client("--embedded-server", "--size", "100k", "--count", "20", "--warmup", "2", "--inline", "8k",
-                "--credits", "16", "--concurrency", "2");
+        CommandRun r = client("--embedded-server", "--size", "100k", "--count", "20", "--warmup", "2", "--inline",
+                "8k", "--credits", "16", "--concurrency", "2");
         assertEquals(0, r.code, r.out + r.err);
         assertTrue(r.out.contains("echo client: rdma ("), r.out);
         assertTrue(r.out.contains("negotiated: RPC-over-RDMA v1, inline send 8192 B / receive 8192 B"), r.out);
@@ -167,7 +150,7 @@ abstract class EchoRdmaSuite {
 
     @Test
     void remoteInvalidationCanBeTurnedOff() {
-        Run r = client("--embedded-server", "--count", "5", "--remote-invalidation", "off");
+        CommandRun r = client("--embedded-server", "--count", "5", "--remote-invalidation", "off");
         assertEquals(0, r.code, r.out + r.err);
         assertTrue(r.out.contains("remote invalidation off (not requested)"), r.out);
     }
@@ -191,7 +174,7 @@ abstract class EchoRdmaSuite {
         try (EchoServer gone = EchoServer.start(transport, List.of(address()), 0, 1)) {
             port = gone.localAddresses().get(0).getPort();
         }
-        Run r = client("--port", Integer.toString(port), "--timeout", "5");
+        CommandRun r = client("--port", Integer.toString(port), "--timeout", "5");
         assertEquals(1, r.code, r.out + r.err);
         assertEquals(1, r.err.lines().count(), r.err);
         assertTrue(r.err.contains("cannot connect to " + address() + ":" + port + " over rdma"), r.err);
@@ -222,7 +205,7 @@ abstract class EchoRdmaSuite {
                     })
                     .bind(new InetSocketAddress(address(), 0)).sync().channel();
             int port = ((InetSocketAddress) server.localAddress()).getPort();
-            Run r = client("--port", Integer.toString(port), "--timeout", "5");
+            CommandRun r = client("--port", Integer.toString(port), "--timeout", "5");
             assertEquals(1, r.code, r.out + r.err);
             assertEquals(1, r.err.lines().count(), r.err);
             assertTrue(r.err.contains("rejected the RDMA connection"), r.err);
@@ -254,7 +237,7 @@ abstract class EchoRdmaSuite {
             Channel server = new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
                     .childHandler(hangUp).bind(new InetSocketAddress(address(), 0)).sync().channel();
             int port = ((InetSocketAddress) server.localAddress()).getPort();
-            Run r = client("--port", Integer.toString(port), "--timeout", "5");
+            CommandRun r = client("--port", Integer.toString(port), "--timeout", "5");
             assertEquals(1, r.code, r.out + r.err);
             assertEquals(1, r.err.lines().count(), r.err);
             assertTrue(r.err.contains("closed the connection during NULL"), r.err);

@@ -53,7 +53,7 @@ class NativeFabricEchoTest extends EchoRdmaSuite {
     void connectingToLoopbackSaysItIsOnNoDevice() {
         try (EchoServer server = EchoServer.start(transport(), List.of("0.0.0.0"), 0, 1)) {
             int port = server.localAddresses().get(0).getPort();
-            Run r = client("--address", "127.0.0.1", "--port", Integer.toString(port), "--timeout", "10");
+            CommandRun r = client("--address", "127.0.0.1", "--port", Integer.toString(port), "--timeout", "10");
             assertEquals(1, r.code, r.out + r.err);
             assertEquals(1, r.err.lines().count(), r.err);
             assertTrue(r.err.contains("cannot connect to 127.0.0.1:" + port + " over rdma (native fabric)"), r.err);
@@ -63,10 +63,10 @@ class NativeFabricEchoTest extends EchoRdmaSuite {
 
     @Test
     void autoFabricUsesTheDeviceOnItsAddressAndTheSoftwareFabricOnLoopback() {
-        Run onDevice = run("--fabric", "auto", "--address", address(), "--embedded-server", "--count", "5");
+        CommandRun onDevice = run("--fabric", "auto", "--address", address(), "--embedded-server", "--count", "5");
         assertEquals(0, onDevice.code, onDevice.out + onDevice.err);
         assertTrue(onDevice.out.contains("echo client: rdma (native fabric)"), onDevice.out);
-        Run onLoopback = run("--fabric", "auto", "--address", "127.0.0.1", "--embedded-server", "--count", "5");
+        CommandRun onLoopback = run("--fabric", "auto", "--address", "127.0.0.1", "--embedded-server", "--count", "5");
         assertEquals(0, onLoopback.code, onLoopback.out + onLoopback.err);
         assertTrue(onLoopback.out.contains("echo client: rdma (software fabric, in-process)"), onLoopback.out);
         assertTrue(onLoopback.out.contains("an RDMA device is available but 127.0.0.1 is a loopback address"),

@@ -1,0 +1,257 @@
+package dev.rpcrdma.samples.echo;
+
+import io.netty.util.Version;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.netty.util.internal.logging.JdkLoggerFactory;
+
+import picocli.CommandLine;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
+import java.util.logging.ConsoleHandler;
+import java.util.logging.Formatter;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+/**
+ * The echo sample's command line, {@code samples/run-echo [demo|server|client] [options]}, on picocli: the
+ * subcommands {@code demo} (the default when none is given), {@code server} and {@code client}, {@code -h/--help}
+ * and {@code --version} at either level, suggestions for a mistyped option, one-line error messages (stack traces
+ * only with {@code --verbose}) and exit codes (0 success, 1 failure, 2 bad usage). Used from one thread at a time.
+ */
+public final class EchoCommand {
+
+    /** The command's name, as {@code samples/run-echo} is called. */
+    static final String NAME = "run-echo";
+
+    static final int OK = 0;
+    static final int FAILED = 1;
+    static final int USAGE = 2;
+
+    /** The body of a subcommand. */
+    interface Command {
+        void run(EchoOptions options, PrintStream out) throws Exception;
+    }
+
+    private EchoCommand() {
+    }
+
+    /**
+     * {@code samples/run-echo}: exits with the command's code; a server that was stopped by Ctrl-C returns (the
+     * JVM is already exiting).
+     */
+    public static void main(String[] args) {
+        int code = run(args, System.out, System.err, role -> command(role, true));
+        if (code != OK || !isServer(args)) {
+            System.exit(code);
+        }
+    }
+
+    private static boolean isServer(String[] args) {
+        return args.length > 0 && EchoOptions.Role.SERVER.command.equals(args[0]);
+    }
+
+    /** What each subcommand does, with or without configuring the logging (tests keep theirs). */
+    static Command command(EchoOptions.Role role, boolean configureLogging) {
+        if (role == EchoOptions.Role.SERVER) {
+            return (options, out) -> {
+                if (configureLogging) {
+                    configureLogging(options.verbose, Level.WARNING);
+                }
+                EchoServer.serve(options, out, new CountDownLatch(1));
+            };
+        }
+        return (options, out) -> {
+            if (configureLogging) {
+                // A client reports its failures itself: only severe records are logged.
+                configureLogging(options.verbose, Level.SEVERE);
+            }
+            EchoClient.run(options, out);
+        };
+    }
+
+    /**
+     * Parses {@code args} (a subcommand first, {@code demo} when it is missing), prints the help or version when
+     * asked, else runs the subcommand's {@code commands.apply(role)}; returns the exit code. Never throws.
+     */
+    static int run(String[] args, PrintStream out, PrintStream err, Function<EchoOptions.Role, Command> commands) {
+        PrintWriter writer = new PrintWriter(out, true);
+        CommandLine line = commandLine(writer, new PrintWriter(err, true));
+        String[] full = args.length == 0 || !line.getSubcommands().containsKey(args[0]) && !TOP_LEVEL.contains(args[0])
+                ? prepend(EchoOptions.Role.DEMO.command, args) : args;
+        EchoOptions.Role role = line.getSubcommands().containsKey(full[0])
+                ? EchoOptions.Role.valueOf(full[0].toUpperCase(Locale.ROOT)) : null;
+        String program = role == null ? NAME : role.program;
+        EchoOptions options;
+        try {
+            CommandLine.ParseResult parsed = line.parseArgs(full);
+            if (CommandLine.printHelpIfRequested(parsed)) {
+                writer.flush();
+                return OK;
+            }
+            options = EchoOptions.of(role, parsed.subcommand());
+        } catch (CommandLine.ParameterException e) {
+            err.println(program + ": " + usageMessage(e));
+            return USAGE;
+        } catch (UserError e) {
+            err.println(program + ": " + e.getMessage());
+            return USAGE;
+        }
+        try {
+            commands.apply(role).run(options, out);
+            return OK;
+        } catch (Throwable t) {
+            err.println(program + ": " + message(t));
+            if (options.verbose) {
+                t.printStackTrace(err);
+            }
+            Throwable c = Diagnosis.unwrap(t);
+            return c instanceof UserError && ((UserError) c).usage ? USAGE : FAILED;
+        }
+    }
+
+    /** Options of the top level (picocli's standard help options): they do not select the demo. */
+    private static final java.util.Set<String> TOP_LEVEL = java.util.Set.of("-h", "--help", "-V", "--version");
+
+    /** The picocli model: {@code run-echo} with its three subcommands, writing to {@code out} and {@code err}. */
+    static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        CommandLine.Model.CommandSpec spec = CommandLine.Model.CommandSpec.create()
+                .name(NAME)
+                .mixinStandardHelpOptions(true)
+                .versionProvider(() -> version(NAME));
+        spec.usageMessage()
+                .customSynopsis(NAME + " [demo|server|client] [options]",
+                        "       " + NAME + " [demo|server|client] --help")
+                .description("The echo sample: ONC RPC program 0x2004F001 (NULL, ECHO) over RPC-over-RDMA or TCP.",
+                        "Without a subcommand, demo. See samples/README.md.");
+        CommandLine line = new CommandLine(spec);
+        for (EchoOptions.Role role : EchoOptions.Role.values()) {
+            line.addSubcommand(role.command, new CommandLine(EchoOptions.spec(role)));
+        }
+        line.setOut(out);
+        line.setErr(err);
+        return line;
+    }
+
+    /** Parses the options of {@code role}'s subcommand (what follows its name); a {@link UserError} on bad usage. */
+    static EchoOptions parse(EchoOptions.Role role, String... args) {
+        try {
+            CommandLine.ParseResult parsed = commandLine(new PrintWriter(OutputStream.nullOutputStream()),
+                    new PrintWriter(OutputStream.nullOutputStream())).parseArgs(prepend(role.command, args));
+            return EchoOptions.of(role, parsed.subcommand());
+        } catch (CommandLine.ParameterException e) {
+            throw new UserError(usageMessage(e));
+        }
+    }
+
+    /** {@code --version} of {@code command}: the samples' version, Netty's and the JVM's. */
+    public static String[] version(String command) {
+        String version = "unknown";
+        try (InputStream in = EchoCommand.class.getResourceAsStream("version.properties")) {
+            if (in != null) {
+                Properties p = new Properties();
+                p.load(in);
+                version = p.getProperty("version", version);
+            }
+        } catch (IOException e) {
+            // Reported as "unknown".
+        }
+        Version netty = Version.identify().get("netty-common");
+        return new String[] {command + " " + version + " (netty-rpcrdma samples)",
+                "Netty " + (netty == null ? "unknown" : netty.artifactVersion()) + ", Java "
+                        + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")"};
+    }
+
+    /**
+     * A picocli parse error as one line that names the option, with picocli's suggestions for a typo, and where
+     * the help is.
+     */
+    public static String usageMessage(CommandLine.ParameterException e) {
+        String message = e.getMessage();
+        if (e instanceof CommandLine.UnmatchedArgumentException) {
+            CommandLine.UnmatchedArgumentException u = (CommandLine.UnmatchedArgumentException) e;
+            List<String> unmatched = u.getUnmatched();
+            String arg = unmatched.isEmpty() ? "?" : unmatched.get(0);
+            message = arg.startsWith("-") ? "unknown option " + arg : "unexpected argument '" + arg + "'";
+            List<String> suggestions = u.getSuggestions();
+            if (!suggestions.isEmpty()) {
+                message += ": did you mean " + String.join(" or ", suggestions) + "?";
+            }
+        }
+        return message + " (see " + e.getCommandLine().getCommandSpec().qualifiedName() + " --help)";
+    }
+
+    static String[] prepend(String first, String[] rest) {
+        String[] all = new String[rest.length + 1];
+        all[0] = first;
+        System.arraycopy(rest, 0, all, 1, rest.length);
+        return all;
+    }
+
+    /** The line printed for a failure. */
+    static String message(Throwable t) {
+        Throwable c = Diagnosis.unwrap(t);
+        if (c instanceof UserError) {
+            return c.getMessage();
+        }
+        return "unexpected error: " + c + " (run with --verbose for the stack trace)";
+    }
+
+    /**
+     * Routes Netty's logging to java.util.logging with one line per record on stderr, causes as one line: records
+     * of at least {@code quietLevel} (a server logs warnings about its peers; a client reports its failures itself
+     * and logs only severe records); with {@code verbose}, debug records and full stack traces.
+     */
+    static void configureLogging(boolean verbose, Level quietLevel) {
+        InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE);
+        Logger root = Logger.getLogger("");
+        for (java.util.logging.Handler h : root.getHandlers()) {
+            root.removeHandler(h);
+        }
+        ConsoleHandler handler = new ConsoleHandler();
+        Level level = verbose ? Level.FINE : quietLevel;
+        handler.setLevel(level);
+        handler.setFormatter(new OneLineFormatter(verbose));
+        root.addHandler(handler);
+        root.setLevel(level);
+        Logger.getLogger("dev.rpcrdma").setLevel(level);
+    }
+
+    private static final class OneLineFormatter extends Formatter {
+        private final boolean stackTraces;
+
+        OneLineFormatter(boolean stackTraces) {
+            this.stackTraces = stackTraces;
+        }
+
+        @Override
+        public String format(LogRecord r) {
+            StringBuilder b = new StringBuilder();
+            String name = r.getLoggerName() == null ? "" : r.getLoggerName();
+            b.append('[').append(r.getLevel().getName().toLowerCase(Locale.ROOT)).append("] ")
+                    .append(name.substring(name.lastIndexOf('.') + 1)).append(": ").append(formatMessage(r));
+            Throwable t = r.getThrown();
+            if (t != null) {
+                if (stackTraces) {
+                    StringWriter w = new StringWriter();
+                    t.printStackTrace(new PrintWriter(w));
+                    b.append('\n').append(w);
+                } else {
+                    b.append(" (").append(t.getClass().getSimpleName()).append(": ")
+                            .append(Diagnosis.firstLine(t)).append(')');
+                }
+            }
+            return b.append(System.lineSeparator()).toString();
+        }
+    }
+}
