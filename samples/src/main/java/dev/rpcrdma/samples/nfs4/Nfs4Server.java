@@ -70,6 +70,14 @@ public final class Nfs4Server implements AutoCloseable {
         return rdmaStats;
     }
 
+    /** Delegation counters: "granted G, recalled R, returned T, revoked V". */
+    public String delegationStats() {
+        synchronized (state) {
+            return "granted " + state.granted + ", recalled " + state.recalls + ", returned " + state.returned
+                    + ", revoked " + state.revoked;
+        }
+    }
+
     /** The TCP listen address (with the real port), or null. */
     public InetSocketAddress tcpAddress() {
         return tcpAddress;

@@ -42,6 +42,11 @@ final class Nfs4State {
     private int nextClient;
     private long nextState = 1;
     private int nextSession;
+    /** Counters: delegations granted, recalls sent, delegations returned, delegations revoked. */
+    long granted;
+    long recalls;
+    long returned;
+    long revoked;
     /** Sends callbacks; set once by the server. */
     Callbacks callbacks;
 
@@ -260,6 +265,7 @@ final class Nfs4State {
                 s.recalledAt = now();
                 Session cb = s.client.callbackSession();
                 if (cb != null && callbacks != null) {
+                    recalls++;
                     callbacks.recall(cb, s, fileHandle);
                 } else {
                     logger.info("{}: no backchannel to recall {}; revoking it at lease end", s.client, s);
@@ -292,6 +298,7 @@ final class Nfs4State {
             if (s.isDelegation() && !s.revoked && s.recalledAt != 0 && now - s.recalledAt > lease) {
                 logger.info("{} not returned within the lease: revoked", s);
                 s.revoked = true;
+                revoked++;
                 unindex(s);
             }
         }

@@ -187,6 +187,7 @@ final class OpenOps {
         if (a.access == Nfs4.OPEN4_SHARE_ACCESS_READ && a.want != Nfs4.OPEN4_SHARE_ACCESS_WANT_NO_DELEG
                 && state.mayDelegate(c, ctx.session, file)) {
             delegation = state.newState(StateId.DELEGATION, c, file, null);
+            state.granted++;
         }
         long after = fs.attrs(dir != CompoundContext.NONE ? dir : file).change;
         ctx.currentFh = file;
@@ -256,6 +257,7 @@ final class OpenOps {
             throw new Nfs4Exception(Nfs4.NFS4ERR_BAD_STATEID);
         }
         ctx.state.removeState(s);
+        ctx.state.returned++;
     }
 
     static void testStateid(CompoundContext ctx, XdrReader in, XdrPayload out) throws XdrException, Nfs4Exception {

@@ -1,0 +1,146 @@
+package dev.rpcrdma.samples.nfs4;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The REAL Linux kernel NFS client against our server, in the Soft-RoCE VM (tools/vm/run-rdma-tests samples):
+ * the server runs in this JVM, the kernel mounts it ({@code mount -t nfs -o vers=4.1,proto=tcp} and later
+ * {@code proto=rdma}), and shell commands do what a user would: a 64 MiB dd written and read back byte-checked
+ * after a remount, 1000 files created and listed with {@code ls -l}, mkdir/rename/rm, a clean umount. Over TCP it
+ * also checks a read delegation held by the kernel client is recalled over its backchannel when our Java client
+ * opens the file for write. The mount has no mount.nfs helper in the VM: util-linux passes the options straight
+ * to the kernel, hence {@code addr=}.
+ */
+@Tag("rdma-device")
+class LinuxKernelClientTest {
+    static final String MNT = "/tmp/nfs41-mnt";
+    Nfs4Server server;
+    String addr;
+
+    @BeforeEach
+    void start() throws Exception {
+        addr = System.getenv("VM_RDMA_ADDR");
+        assumeTrue(addr != null, "SKIPPED: not in the Soft-RoCE VM (tools/vm/run sets VM_RDMA_ADDR)");
+        sh("modprobe nfs; modprobe nfsv4; modprobe rpcrdma || true; mkdir -p " + MNT);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (addr != null) {
+            run("umount -f " + MNT + " 2>/dev/null; true", 60);
+        }
+        if (server != null) {
+            System.out.println("server delegations: " + server.delegationStats() + "; rdma " + server.rdmaStats());
+            server.close();
+        }
+    }
+
+    static String run(String script, int seconds) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("sh", "-c", script).redirectErrorStream(true).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("timed out: " + script);
+        }
+        String s = new String(out, StandardCharsets.UTF_8);
+        if (p.exitValue() != 0) {
+            throw new AssertionError("exit " + p.exitValue() + ": " + script + "\n" + s);
+        }
+        return s;
+    }
+
+    static String sh(String script) throws IOException, InterruptedException {
+        String out = run(script, 600);
+        System.out.println("$ " + script + "\n" + out);
+        return out;
+    }
+
+    String mountCommand(String proto, int port) {
+        return "mount -t nfs -o vers=4.1,proto=" + proto + ",port=" + port + ",addr=" + addr + ",clientaddr=" + addr
+                + ",soft,timeo=100,retrans=3 " + addr + ":/ " + MNT;
+    }
+
+    /** The workload of the issue, over one mount: dd, remount, cmp, 1000 files, ls -l, mkdir/rename/rm. */
+    void workload(String proto, int port) throws Exception {
+        sh(mountCommand(proto, port) + " && grep nfs /proc/mounts");
+        sh("dd if=/dev/urandom of=/tmp/nfs41-src bs=1M count=64 2>&1 && dd if=/tmp/nfs41-src of=" + MNT
+                + "/big bs=1M conv=fsync 2>&1 && ls -l " + MNT);
+        sh("umount " + MNT + " && " + mountCommand(proto, port));
+        sh("cmp /tmp/nfs41-src " + MNT + "/big && echo BYTE-IDENTICAL");
+        sh("mkdir " + MNT + "/many && i=0; while [ $i -lt 1000 ]; do : > " + MNT + "/many/f$i; i=$((i+1)); done;"
+                + " echo created");
+        String ls = run("ls -l " + MNT + "/many | wc -l", 600).trim();
+        assertEquals("1001", ls, "ls -l lists 1000 files and a total line");
+        sh("umount " + MNT + " && " + mountCommand(proto, port) + " && ls " + MNT + "/many | wc -l");
+        sh("mkdir " + MNT + "/d1 && mv " + MNT + "/d1 " + MNT + "/d2 && echo hi > " + MNT + "/d2/x && mv " + MNT
+                + "/d2/x " + MNT + "/d2/y && cat " + MNT + "/d2/y && rm " + MNT + "/d2/y && rmdir " + MNT + "/d2"
+                + " && rm -r " + MNT + "/many && ls -la " + MNT);
+        sh("cat /proc/self/mountstats | sed -n '/" + MNT.replace("/", "\\/") + "/,/^$/p' | head -40");
+        sh("umount " + MNT + " && echo UNMOUNTED");
+    }
+
+    @Test
+    void kernelClientOverTcp() throws Exception {
+        server = Nfs4Server.start("--port", "2049", "--address", "0.0.0.0", "--lease", "20");
+        workload("tcp", 2049);
+    }
+
+    @Test
+    void kernelClientDelegationRecalledOverTcpBackchannel() throws Exception {
+        server = Nfs4Server.start("--port", "2049", "--address", "0.0.0.0", "--lease", "20");
+        sh(mountCommand("tcp", 2049) + " && echo data > " + MNT + "/deleg && sync");
+        sh("umount " + MNT + " && " + mountCommand("tcp", 2049));
+        // The kernel opens for read and keeps the file open: it gets a read delegation.
+        Process holder = new ProcessBuilder("sh", "-c", "exec 3<" + MNT + "/deleg; cat <&3; sleep 60").start();
+        Thread.sleep(3000);
+        System.out.println("after the kernel's read open: " + server.delegationStats());
+        assertTrue(server.delegationStats().startsWith("granted 1"), server.delegationStats());
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        try (Nfs4TestClient java = Nfs4TestClient.connect(group, new InetSocketAddress("127.0.0.1", 2049), "java")) {
+            java.mount();
+            int status;
+            int delays = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            do {
+                status = java.call(java.sequenced().putrootfh().open("w", Nfs4.OPEN4_SHARE_ACCESS_WRITE, false,
+                        "deleg")).status;
+                if (status == Nfs4.NFS4ERR_DELAY) {
+                    delays++;
+                    Thread.sleep(200);
+                }
+            } while (status == Nfs4.NFS4ERR_DELAY && System.nanoTime() < deadline);
+            System.out.println("Java client's write open: status " + status + " after " + delays + " DELAY; "
+                    + server.delegationStats());
+            assertEquals(0, status);
+            assertTrue(delays > 0, "the first write open waited for the recall");
+            assertTrue(server.delegationStats().contains("returned 1"), "the kernel returned the delegation: "
+                    + server.delegationStats());
+        } finally {
+            holder.destroyForcibly().waitFor();
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+        sh("umount " + MNT + " && echo UNMOUNTED");
+    }
+
+    @Test
+    void kernelClientOverRdma() throws Exception {
+        server = Nfs4Server.start("--transport", "rdma", "--rdma-port", "20049", "--address", addr,
+                "--fabric", "native", "--lease", "20");
+        workload("rdma", 20049);
+    }
+}
