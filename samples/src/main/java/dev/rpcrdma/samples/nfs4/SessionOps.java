@@ -129,9 +129,10 @@ final class SessionOps {
         if (bc != null) {
             backRequest = Math.min(backRequest, bc.maxMessageSize());
         }
-        // The Linux client wants its own ca_maxresponsesize back exactly (see the module notes).
+        // The Linux client checks the back channel strictly (nfs4_verify_back_channel_attrs): its own
+        // ca_maxresponsesize back (or more), ca_maxoperations and ca_maxrequests back exactly. Only slot 0 is used.
         ChannelAttrs backReply = new ChannelAttrs(0, backRequest, back.maxResponseSize(), 0,
-                back.maxOperations(), 1);
+                back.maxOperations(), back.maxRequests());
         c.confirmed = true;
         c.lastRenew = state.now();
         c.createSessionSeq++;
