@@ -28,12 +28,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @Tag("rdma-device")
 class LinuxKernelClientTest {
-    static final String MNT = "/tmp/nfs41-mnt";
+    /** The mount point: one per test, so a mount a failed test left behind cannot disturb the next. */
+    String MNT;
     Nfs4Server server;
     String addr;
 
     @BeforeEach
-    void start() throws Exception {
+    void start(org.junit.jupiter.api.TestInfo info) throws Exception {
+        MNT = "/tmp/nfs41-" + info.getTestMethod().orElseThrow().getName();
         addr = System.getenv("VM_RDMA_ADDR");
         assumeTrue(addr != null, "SKIPPED: not in the Soft-RoCE VM (tools/vm/run sets VM_RDMA_ADDR)");
         sh("modprobe nfs; modprobe nfsv4; modprobe rpcrdma || true; mkdir -p " + MNT);
@@ -42,7 +44,7 @@ class LinuxKernelClientTest {
     @AfterEach
     void stop() throws Exception {
         if (addr != null) {
-            run("umount -f " + MNT + " 2>/dev/null; true", 60);
+            run("umount " + MNT + " 2>/dev/null || umount -f -l " + MNT + " 2>/dev/null; true", 60);
         }
         if (server != null) {
             System.out.println("server delegations: " + server.delegationStats() + "; rdma " + server.rdmaStats());
@@ -75,23 +77,64 @@ class LinuxKernelClientTest {
                 + ",soft,timeo=100,retrans=3 " + addr + ":/ " + MNT;
     }
 
+    /** RPC-over-RDMA chunk counters of all the mounts of one workload: read, write and reply chunks. */
+    final long[] chunks = new long[3];
+
+    /**
+     * Adds the chunk counters of the current mount's {@code xprt: rdma} line of /proc/self/mountstats (after the
+     * ten generic counters come read_chunk_count, write_chunk_count, reply_chunk_count: xprt_rdma_print_stats).
+     */
+    void addChunkCounters(String proto) throws Exception {
+        String stats = run("cat /proc/self/mountstats | sed -n '/" + MNT.replace("/", "\\/") + "/,/^$/p'", 60);
+        for (String line : stats.split("\n")) {
+            String t = line.trim();
+            if (t.startsWith("xprt:")) {
+                System.out.println(t);
+                String[] f = t.split("\\s+");
+                assertEquals(proto, f[1], "the mount's transport");
+                if (proto.equals("rdma")) {
+                    for (int i = 0; i < 3; i++) {
+                        chunks[i] += Long.parseLong(f[12 + i]);
+                    }
+                }
+            }
+        }
+    }
+
+    void remount(String proto, int port) throws Exception {
+        addChunkCounters(proto);
+        sh("umount " + MNT + " && " + mountCommand(proto, port));
+    }
+
     /** The workload of the issue, over one mount: dd, remount, cmp, 1000 files, ls -l, mkdir/rename/rm. */
     void workload(String proto, int port) throws Exception {
-        sh(mountCommand(proto, port) + " && grep nfs /proc/mounts");
+        sh(mountCommand(proto, port) + " && grep " + MNT + " /proc/mounts");
         sh("dd if=/dev/urandom of=/tmp/nfs41-src bs=1M count=64 2>&1 && dd if=/tmp/nfs41-src of=" + MNT
                 + "/big bs=1M conv=fsync 2>&1 && ls -l " + MNT);
-        sh("umount " + MNT + " && " + mountCommand(proto, port));
+        remount(proto, port);
         sh("cmp /tmp/nfs41-src " + MNT + "/big && echo BYTE-IDENTICAL");
         sh("mkdir " + MNT + "/many && i=0; while [ $i -lt 1000 ]; do : > " + MNT + "/many/f$i; i=$((i+1)); done;"
                 + " echo created");
-        String ls = run("ls -l " + MNT + "/many | wc -l", 600).trim();
+        remount(proto, port);
+        String ls = run("ls -l " + MNT + "/many | tee /tmp/nfs41-ls | wc -l", 600).trim();
+        sh("head -3 /tmp/nfs41-ls; tail -2 /tmp/nfs41-ls");
         assertEquals("1001", ls, "ls -l lists 1000 files and a total line");
-        sh("umount " + MNT + " && " + mountCommand(proto, port) + " && ls " + MNT + "/many | wc -l");
         sh("mkdir " + MNT + "/d1 && mv " + MNT + "/d1 " + MNT + "/d2 && echo hi > " + MNT + "/d2/x && mv " + MNT
                 + "/d2/x " + MNT + "/d2/y && cat " + MNT + "/d2/y && rm " + MNT + "/d2/y && rmdir " + MNT + "/d2"
                 + " && rm -r " + MNT + "/many && ls -la " + MNT);
-        sh("cat /proc/self/mountstats | sed -n '/" + MNT.replace("/", "\\/") + "/,/^$/p' | head -40");
+        sh("cat /proc/self/mountstats | sed -n '/" + MNT.replace("/", "\\/") + "/,/^$/p' | grep -E"
+                + " 'opts|xprt|nfsv4|caps|  (NULL|READ|WRITE|COMMIT|OPEN|CLOSE|SETATTR|GETATTR|LOOKUP|READDIR|REMOVE|RENAME"
+                + "|CREATE|ACCESS|SEQUENCE|EXCHANGE_ID|CREATE_SESSION|DESTROY_SESSION|RECLAIM_COMPLETE|SECINFO_NO_NAME"
+                + "|DELEGRETURN|TEST_STATEID|FREE_STATEID|BIND_CONN_TO_SESSION):'");
+        addChunkCounters(proto);
         sh("umount " + MNT + " && echo UNMOUNTED");
+        if (proto.equals("rdma")) {
+            System.out.println("kernel client chunks over all mounts: read " + chunks[0] + ", write " + chunks[1]
+                    + ", reply " + chunks[2]);
+            assertTrue(chunks[0] > 0, "Read chunks carried WRITE data");
+            assertTrue(chunks[1] > 0, "Write chunks carried READ data");
+            assertTrue(chunks[2] > 0, "Reply chunks carried large replies (READDIR)");
+        }
     }
 
     @Test
@@ -106,7 +149,7 @@ class LinuxKernelClientTest {
         sh(mountCommand("tcp", 2049) + " && echo data > " + MNT + "/deleg && sync");
         sh("umount " + MNT + " && " + mountCommand("tcp", 2049));
         // The kernel opens for read and keeps the file open: it gets a read delegation.
-        Process holder = new ProcessBuilder("sh", "-c", "exec 3<" + MNT + "/deleg; cat <&3; sleep 60").start();
+        Process holder = new ProcessBuilder("sh", "-c", "exec 3<" + MNT + "/deleg; cat <&3; exec sleep 60").start();
         Thread.sleep(3000);
         System.out.println("after the kernel's read open: " + server.delegationStats());
         assertTrue(server.delegationStats().startsWith("granted 1"), server.delegationStats());
