@@ -27,6 +27,13 @@ final class RdmaListener {
     private RdmaListener() {
     }
 
+    /**
+     * Whether RDMA connections get a backchannel (NFSv4.1 callbacks, delegations). Switching it on is one call:
+     * {@code new RpcRdmaServerInitializer(...).withBackchannel()} in {@link #bootstrap}, once rpcrdma-handlers
+     * offers it; then set this to true (LinuxKernelClientTest's RDMA recall test runs only then).
+     */
+    static final boolean BACKCHANNEL = false;
+
     static Fabric fabric(String selector) {
         return switch (selector) {
             case "software" -> SoftwareFabric.instance();
@@ -49,6 +56,7 @@ final class RdmaListener {
     static ServerBootstrap bootstrap(EventLoopGroup group, RpcDispatcher dispatcher, RpcRdmaStats stats) {
         RpcRdmaConfig config = RpcRdmaConfig.DEFAULT.withLimits(RpcRdmaLimits.DEFAULT,
                 SessionOps.MAX_MESSAGE + 4096);
+        // With the RDMA backchannel: new RpcRdmaServerInitializer(dispatcher, config, stats).withBackchannel()
         RpcRdmaServerInitializer init = new RpcRdmaServerInitializer(dispatcher, config, stats);
         return init.configure(new ServerBootstrap().group(group).channel(RdmaServerChannel.class).childHandler(init));
     }

@@ -113,6 +113,10 @@ class LinuxKernelClientTest {
                 + "/big bs=1M conv=fsync 2>&1 && ls -l " + MNT);
         remount(proto, port);
         sh("cmp /tmp/nfs41-src " + MNT + "/big && echo BYTE-IDENTICAL");
+        // Several concurrent readers, from the server (the page cache dropped first).
+        String readers = sh("sync; echo 3 > /proc/sys/vm/drop_caches; for i in 1 2 3 4; do (cmp /tmp/nfs41-src "
+                + MNT + "/big && echo reader $i identical) & done; wait");
+        assertEquals(4, readers.split("identical", -1).length - 1, readers);
         sh("mkdir " + MNT + "/many && i=0; while [ $i -lt 1000 ]; do : > " + MNT + "/many/f$i; i=$((i+1)); done;"
                 + " echo created");
         remount(proto, port);
@@ -146,9 +150,27 @@ class LinuxKernelClientTest {
     @Test
     void kernelClientDelegationRecalledOverTcpBackchannel() throws Exception {
         server = Nfs4Server.start("--port", "2049", "--address", "0.0.0.0", "--lease", "20");
-        sh(mountCommand("tcp", 2049) + " && echo data > " + MNT + "/deleg && sync");
-        sh("umount " + MNT + " && " + mountCommand("tcp", 2049));
-        // The kernel opens for read and keeps the file open: it gets a read delegation.
+        delegationRecall("tcp", 2049);
+    }
+
+    @Test
+    void kernelClientDelegationRecalledOverRdmaBackchannel() throws Exception {
+        assumeTrue(RdmaListener.BACKCHANNEL, "SKIPPED: the RDMA listener has no backchannel yet"
+                + " (RpcRdmaServerInitializer.withBackchannel() not switched on in RdmaListener)");
+        server = Nfs4Server.start("--transport", "both", "--port", "2049", "--rdma-port", "20049", "--address",
+                "0.0.0.0", "--fabric", "native", "--lease", "20");
+        delegationRecall("rdma", 20049);
+    }
+
+    /**
+     * The kernel client holds a read delegation (it keeps the file open for read); our Java client, over TCP,
+     * opens the file for write: NFS4ERR_DELAY while the server recalls the delegation over the kernel's
+     * backchannel (CB_SEQUENCE + CB_RECALL), then success once the kernel answered with DELEGRETURN.
+     */
+    void delegationRecall(String proto, int port) throws Exception {
+        sh(mountCommand(proto, port) + " && echo data > " + MNT + "/deleg && sync");
+        sh("umount " + MNT + " && " + mountCommand(proto, port));
+        // The kernel opens for read and keeps the file open (one process: umount is not busy once it is gone).
         Process holder = new ProcessBuilder("sh", "-c", "exec 3<" + MNT + "/deleg; cat <&3; exec sleep 60").start();
         Thread.sleep(3000);
         System.out.println("after the kernel's read open: " + server.delegationStats());
@@ -177,7 +199,7 @@ class LinuxKernelClientTest {
             holder.destroyForcibly().waitFor();
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
         }
-        sh("umount " + MNT + " && echo UNMOUNTED");
+        sh("cat " + MNT + "/deleg && umount " + MNT + " && echo UNMOUNTED");
     }
 
     @Test
