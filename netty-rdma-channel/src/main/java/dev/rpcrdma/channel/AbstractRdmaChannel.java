@@ -155,18 +155,6 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
 
     abstract void onCmEvent(CmEvent event) throws Exception;
 
-    /** The completion channel's fd became readable. */
-    void onCompletionEvent() {
-    }
-
-    int pollCompletions(int budget) {
-        return 0;
-    }
-
-    boolean armCompletions() {
-        return false;
-    }
-
     private void drainCmEvents() {
         CmEventChannel ch = cmEvents;
         try {
@@ -181,7 +169,11 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
         }
     }
 
-    /** The unsafe, which is also the channel's {@link RdmaIoHandle}. */
+    /**
+     * The unsafe, which is also the channel's {@link RdmaIoHandle}: it drives the channel's I/O. The loop hands it
+     * RDMA-CM events and completion-channel readiness ({@link #handle}) and has it poll its completion queue; this
+     * base has neither a completion queue nor posted work (a listener), {@link RdmaChannel}'s unsafe has both.
+     */
     abstract class RdmaUnsafe extends AbstractUnsafe implements RdmaIoHandle {
 
         @Override
@@ -190,18 +182,27 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
             if (e.kind == RdmaIoOps.CM_EVENTS) {
                 drainCmEvents();
             } else {
-                onCompletionEvent();
+                completionChannelReady();
             }
+        }
+
+        /** The completion channel's fd became readable. */
+        void completionChannelReady() {
         }
 
         @Override
         public int pollCompletions(int budget) {
-            return AbstractRdmaChannel.this.pollCompletions(budget);
+            return 0;
         }
 
         @Override
         public boolean armCompletions() {
-            return AbstractRdmaChannel.this.armCompletions();
+            return false;
+        }
+
+        @Override
+        public boolean draining() {
+            return false;
         }
 
         @Override
@@ -209,14 +210,24 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
             close(voidPromise());
         }
 
+        /** Nothing is posted to a device: torn down at once. */
         @Override
-        public void terminate() {
+        public boolean terminate(boolean abandon) {
             if (!isOpen()) {
-                return; // closed before: its resources are gone (only the deregistration task was lost)
+                return true; // closed before: its resources are gone (only the deregistration task was lost)
             }
             boolean wasActive = isActive();
-            // doClose() on this thread: every verbs object destroyed in order, the CM id, then its event channel.
             closeForcibly();
+            failOutbound();
+            if (wasActive) {
+                pipeline().fireChannelInactive();
+            }
+            pipeline().fireChannelUnregistered();
+            return true;
+        }
+
+        /** Fails (and releases) everything still in the outbound buffer; the loop no longer runs tasks. */
+        final void failOutbound() {
             ChannelOutboundBuffer out = outboundBuffer();
             if (out != null) {
                 ClosedChannelException closed = new ClosedChannelException();
@@ -225,11 +236,6 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
                     out.remove(closed); // fails the promise, releases the message
                 }
             }
-            // The pipeline runs on this thread: let handlers release what they hold.
-            if (wasActive) {
-                pipeline().fireChannelInactive();
-            }
-            pipeline().fireChannelUnregistered();
         }
     }
 }

@@ -1,22 +1,15 @@
 package dev.rpcrdma.channel;
 
-import dev.rpcrdma.channel.verbs.NativeCallException;
-import dev.rpcrdma.channel.verbs.RdmaCm;
-import dev.rpcrdma.channel.verbs.Verbs;
-import java.io.File;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
+import dev.rpcrdma.channel.fabric.Fabric;
 
 /**
  * Tells whether real RDMA (libibverbs + librdmacm + a usable RDMA device) is available on this host, in the style
  * of Netty's {@code Epoll}: {@link #isAvailable()}, {@link #ensureAvailability()} and
- * {@link #unavailabilityCause()} explaining what is missing and how to fix it. Checked once, when this class
- * initializes.
+ * {@link #unavailabilityCause()} explaining what is missing and how to fix it. Checked once, by the native fabric,
+ * when this class initializes.
  */
 public final class Rdma {
-    private static final Throwable UNAVAILABILITY_CAUSE = probe(
-            Path.of("/sys/class/infiniband"), Path.of("/dev/infiniband"));
+    private static final Throwable UNAVAILABILITY_CAUSE = nativeUnavailabilityCause();
 
     private Rdma() {
     }
@@ -39,58 +32,12 @@ public final class Rdma {
         return UNAVAILABILITY_CAUSE;
     }
 
-    /** The checks, in the order a user would fix them; package-private for tests with other sysfs/dev roots. */
-    static Throwable probe(Path sysClassInfiniband, Path devInfiniband) {
+    /** The native fabric's own verdict, asked through the fabric SPI. */
+    private static Throwable nativeUnavailabilityCause() {
         try {
-            Throwable cause = Verbs.loadFailure();
-            if (cause != null) {
-                return cause;
-            }
-            cause = RdmaCm.loadFailure();
-            if (cause != null) {
-                return cause;
-            }
-            String[] sysDevices = sysClassInfiniband.toFile().list();
-            if (sysDevices == null || sysDevices.length == 0) {
-                return new UnsupportedOperationException("no RDMA device (" + sysClassInfiniband
-                        + (sysDevices == null ? " does not exist" : " is empty") + "): for Soft-RoCE load rdma_rxe"
-                        + " and run `rdma link add rxe0 type rxe netdev <if>` (needs a kernel built with"
-                        + " CONFIG_INFINIBAND and CONFIG_RDMA_RXE)");
-            }
-            List<String> devices;
-            try {
-                devices = Verbs.deviceNames();
-            } catch (NativeCallException e) {
-                return new UnsupportedOperationException("RDMA device(s) " + String.join(", ", sysDevices)
-                        + " present but libibverbs cannot list them: load ib_uverbs (" + e.getMessage() + ")", e);
-            }
-            if (devices.isEmpty()) {
-                return new UnsupportedOperationException("RDMA device(s) " + String.join(", ", sysDevices)
-                        + " present but libibverbs finds no user-space driver: install the Debian package"
-                        + " ibverbs-providers and load ib_uverbs");
-            }
-            Path rdmaCm = devInfiniband.resolve("rdma_cm");
-            if (!Files.exists(rdmaCm)) {
-                return new UnsupportedOperationException(rdmaCm + " does not exist: load rdma_ucm");
-            }
-            File cm = rdmaCm.toFile();
-            if (!cm.canRead() || !cm.canWrite()) {
-                return new UnsupportedOperationException("no read/write access to " + rdmaCm
-                        + " (and /dev/infiniband/uverbs*): run as root or grant the user access (e.g. udev rule)");
-            }
-            try {
-                long context = Verbs.openDevice(devices.get(0));
-                Verbs.closeDevice(context);
-            } catch (NativeCallException e) {
-                return new UnsupportedOperationException("cannot open RDMA device " + devices.get(0)
-                        + " (check access to " + devInfiniband + "/uverbs*): " + e.getMessage(), e);
-            }
-            try {
-                RdmaCm.destroyEventChannel(RdmaCm.createEventChannel());
-            } catch (NativeCallException e) {
-                return new UnsupportedOperationException("cannot use RDMA-CM: " + e.getMessage(), e);
-            }
-            return null;
+            Fabric f = RdmaFabric.installedNative();
+            return f != null ? f.unavailabilityCause() : new UnsupportedOperationException("no native RDMA fabric"
+                    + " on the class path (a dev.rpcrdma.channel.fabric.Fabric service named \"native\")");
         } catch (Throwable t) {
             return t;
         }

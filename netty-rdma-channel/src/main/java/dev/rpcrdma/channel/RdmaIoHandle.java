@@ -11,9 +11,14 @@ interface RdmaIoHandle extends IoHandle {
     /** Arms completion notification; false if the handle has no completion queue (yet). */
     boolean armCompletions();
 
+    /** A close started and waits for the device to flush what was posted. */
+    boolean draining();
+
     /**
-     * The loop is terminating and no longer runs tasks: release everything now, on this (the loop) thread, without
-     * submitting anything to the executor. Idempotent.
+     * The loop is terminating and no longer runs tasks: tear down on this (the loop) thread without submitting
+     * anything to the executor. Returns true when done; false while the device still owes completions of posted work
+     * requests (the loop keeps polling, then calls again). With {@code abandon} (the loop's patience ran out) it
+     * finishes now, leaking rather than freeing memory the device may still own. Idempotent.
      */
-    void terminate();
+    boolean terminate(boolean abandon);
 }

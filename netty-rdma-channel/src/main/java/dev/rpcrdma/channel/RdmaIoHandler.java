@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -66,6 +67,8 @@ public final class RdmaIoHandler implements IoHandler {
     private static final long FD_CHECK_INTERVAL_NANOS = TimeUnit.MICROSECONDS.toNanos(FD_CHECK_INTERVAL_MICROS);
     /** Rounds of the loop (busy-poll spins, or runs that found work) between two reads of the clock. */
     static final int ROUNDS_PER_CLOCK_READ = 32;
+    /** How long {@link #destroy()} waits for the device to flush what closing channels had posted. */
+    private static final long TERMINATION_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final ThreadAwareExecutor executor;
     private final RdmaIoHandlerConfig config;
@@ -87,9 +90,14 @@ public final class RdmaIoHandler implements IoHandler {
     private boolean shutdownHookAdded;
     private boolean destroyed;
     /** Threads inside {@link #wakeup()}'s eventfd write: destroy() closes the fd only once none is. */
+    /**
+     * Threads inside {@link #wakeup()}'s eventfd write, plus {@link #WAKEUP_FD_CLOSING} once destroy() wants the fd
+     * closed: whoever brings the count of writers to zero with that bit set closes it, so no write can hit a closed
+     * (or reused) fd number and destroy() never waits for another thread.
+     */
     private final AtomicInteger wakeupWriters = new AtomicInteger();
-    /** Set by destroy() before it waits for {@link #wakeupWriters}: no new write starts after it. */
-    private volatile boolean wakeupFdClosing;
+    private static final int WAKEUP_FD_CLOSING = 1 << 30;
+    private final AtomicBoolean wakeupFdClosed = new AtomicBoolean();
 
     private RdmaIoHandler(ThreadAwareExecutor executor, RdmaIoHandlerConfig config) {
         this.executor = ObjectUtil.checkNotNull(executor, "executor");
@@ -305,7 +313,11 @@ public final class RdmaIoHandler implements IoHandler {
         closeAll();
     }
 
-    /** Closes every channel the normal way; only while the executor still runs the tasks a close schedules. */
+    /**
+     * Closes every channel the normal way, only while the executor still runs the tasks a close schedules, and waits
+     * (bounded) for their flush completions through the normal poll path, sleeping in epoll_wait between them: the
+     * loop is shutting down and would otherwise end before the delayed closes could finish.
+     */
     private void closeAll() {
         if (destroyed) {
             return;
@@ -317,6 +329,25 @@ public final class RdmaIoHandler implements IoHandler {
                 logger.debug("failed to close {}", r.handle, e);
             }
         }
+        long deadline = System.nanoTime() + TERMINATION_TIMEOUT_NANOS;
+        while (anyDraining()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break; // destroy() abandons what is left
+            }
+            if (armAndRepoll() == 0) {
+                waitAndDispatch((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+            }
+        }
+    }
+
+    private boolean anyDraining() {
+        for (Registration r : snapshot()) {
+            if (r.valid && r.handle.draining()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
@@ -326,13 +357,29 @@ public final class RdmaIoHandler implements IoHandler {
         }
         destroyed = true;
         // The executor no longer accepts tasks, so close() could not finish (its deregistration is a task). Whatever
-        // is still registered (registered after the shutdown hook ran) is torn down here, on the loop thread.
-        for (Registration r : registrations.toArray(new Registration[0])) {
+        // is still registered (registered after the shutdown hook ran, or still draining) is torn down here, on the
+        // loop thread: each starts closing, then the flush completions come through the normal poll path, this
+        // thread sleeping in epoll_wait between them (as io_uring's handler waits for its ring when destroyed).
+        List<Registration> pending = new ArrayList<>(registrations);
+        long deadline = System.nanoTime() + TERMINATION_TIMEOUT_NANOS;
+        while (true) {
+            pending.removeIf(this::terminated);
+            long left = deadline - System.nanoTime();
+            if (pending.isEmpty() || left <= 0) {
+                break;
+            }
+            if (armAndRepoll() == 0) {
+                waitAndDispatch((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+            }
+        }
+        for (Registration r : pending) {
             try {
-                r.handle.terminate();
+                r.handle.terminate(true);
             } catch (Throwable t) {
                 logger.warn("failed to tear down {}", r.handle, t);
             }
+        }
+        for (Registration r : registrations.toArray(new Registration[0])) {
             r.cancel();
         }
         try {
@@ -340,16 +387,30 @@ public final class RdmaIoHandler implements IoHandler {
         } catch (IOException e) {
             logger.debug("failed to close the epoll fd", e);
         }
-        // A wakeup() from another thread (e.g. shutdownGracefully) may race with this: stop new writes, wait for the
-        // ones under way, and only then close the eventfd, so no write can hit a closed (or reused) fd number.
-        wakeupFdClosing = true;
-        while (wakeupWriters.get() != 0) {
-            Thread.onSpinWait();
+        // A wakeup() from another thread (e.g. shutdownGracefully) may race with this: no new write starts, and the
+        // last writer under way (or this thread, if there is none) closes the eventfd.
+        if (wakeupWriters.getAndAdd(WAKEUP_FD_CLOSING) == 0) {
+            closeWakeupFd();
         }
+    }
+
+    private void closeWakeupFd() {
+        if (wakeupFdClosed.compareAndSet(false, true)) {
+            try {
+                wakeupFd.close();
+            } catch (IOException e) {
+                logger.debug("failed to close the wakeup eventfd", e);
+            }
+        }
+    }
+
+    /** Lets {@code r}'s handle finish terminating; true once it is done (a failure counts as done). */
+    private boolean terminated(Registration r) {
         try {
-            wakeupFd.close();
-        } catch (IOException e) {
-            logger.debug("failed to close the wakeup eventfd", e);
+            return r.handle.terminate(false);
+        } catch (Throwable t) {
+            logger.warn("failed to tear down {}", r.handle, t);
+            return true;
         }
     }
 
@@ -374,13 +435,15 @@ public final class RdmaIoHandler implements IoHandler {
         if (executor.isExecutorThread(Thread.currentThread())) {
             return;
         }
-        wakeupWriters.incrementAndGet();
+        int writers = wakeupWriters.incrementAndGet();
         try {
-            if (!wakeupFdClosing && nextWakeupNanos.getAndSet(AWAKE) != AWAKE) {
+            if ((writers & WAKEUP_FD_CLOSING) == 0 && nextWakeupNanos.getAndSet(AWAKE) != AWAKE) {
                 Native.eventFdWrite(wakeupFd.intValue(), 1L);
             }
         } finally {
-            wakeupWriters.decrementAndGet();
+            if (wakeupWriters.decrementAndGet() == WAKEUP_FD_CLOSING) {
+                closeWakeupFd();
+            }
         }
     }
 

@@ -1,7 +1,6 @@
 package dev.rpcrdma.channel;
 
 import dev.rpcrdma.channel.fabric.Fabric;
-import dev.rpcrdma.channel.fabric.Fabrics;
 import io.netty.util.internal.ObjectUtil;
 
 /**
@@ -14,11 +13,25 @@ public final class RdmaIoHandlerConfig {
     private int completionBatch = 32;
     private int maxEvents = 128;
 
-    /** The fabric ({@link Fabrics#select()} when unset). */
+    /**
+     * The fabric's SPI implementation (the one {@link RdmaFabric#select()} chooses when unset). The fabric SPI is
+     * internal: applications choose with {@link #fabric(RdmaFabric)}.
+     */
     public Fabric fabric() {
-        return fabric != null ? fabric : Fabrics.select();
+        return fabric != null ? fabric : RdmaFabric.selectSpi();
     }
 
+    /**
+     * Runs the channels on {@code fabric}.
+     *
+     * @throws IllegalStateException for {@link RdmaFabric#NATIVE} when it is not available here
+     */
+    public RdmaIoHandlerConfig fabric(RdmaFabric fabric) {
+        this.fabric = ObjectUtil.checkNotNull(fabric, "fabric").spi();
+        return this;
+    }
+
+    /** Runs the channels on an implementation of the internal fabric SPI (for tests and fabric implementers). */
     public RdmaIoHandlerConfig fabric(Fabric fabric) {
         this.fabric = ObjectUtil.checkNotNull(fabric, "fabric");
         return this;

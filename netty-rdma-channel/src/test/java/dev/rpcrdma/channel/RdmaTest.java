@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@link Rdma} explains why RDMA is unusable on a host without an RDMA device (like these build machines). */
 class RdmaTest {
@@ -33,24 +32,5 @@ class RdmaTest {
         UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, Rdma::ensureAvailability);
         assertSame(cause, e.getCause());
         assertTrue(e.getMessage().contains("no RDMA device"), e.getMessage());
-    }
-
-    @Test
-    void deviceInSysfsButNotUsableIsExplained(@TempDir Path dir) throws Exception {
-        assumeHostWithoutRdma();
-        Path sys = Files.createDirectories(dir.resolve("sys/class/infiniband/rxe0"));
-        Throwable cause = Rdma.probe(sys.getParent(), dir.resolve("dev/infiniband"));
-        assertNotNull(cause);
-        // libibverbs on this kernel cannot list devices (no uverbs): the cause names the device and the module.
-        assertTrue(cause.getMessage().contains("rxe0"), cause.getMessage());
-        assertTrue(cause.getMessage().contains("ib_uverbs"), cause.getMessage());
-    }
-
-    @Test
-    void emptySysfsDirectoryIsNoDevice(@TempDir Path dir) throws Exception {
-        Path sys = Files.createDirectories(dir.resolve("infiniband"));
-        Throwable cause = Rdma.probe(sys, dir.resolve("dev"));
-        assertTrue(cause.getMessage().startsWith("no RDMA device"), cause.getMessage());
-        assertTrue(cause.getMessage().contains("is empty"), cause.getMessage());
     }
 }

@@ -3,10 +3,15 @@ package dev.rpcrdma.handlers;
 import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaChannelOption;
 import dev.rpcrdma.channel.RdmaConnection;
+import dev.rpcrdma.handlers.backchannel.BackwardMessages;
+import dev.rpcrdma.handlers.backchannel.CallbackService;
+import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
 import dev.rpcrdma.handlers.requester.RpcRdmaRequester;
+import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.client.RpcClientHandler;
+import dev.rpcrdma.oncrpc.server.RpcDispatcher;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
@@ -19,7 +24,7 @@ import java.time.Duration;
  * Pipeline of an ONC RPC client connection over RPC-over-RDMA Version 1: the drop-in counterpart of rpc-codec's
  * {@code TcpRpcClientInitializer}; obtain the client with {@code RpcClient.of(channel)}.
  * <pre>
- *   RdmaChannel -> RpcRdmaRequester -> RpcClientHandler
+ *   RdmaChannel -> RpcRdmaRequester -> RpcClientHandler (-> RpcDispatcher: callbacks, {@link #withCallbacks})
  * </pre>
  * The requester reaches the channel only as the {@link RdmaConnection} handed to it here. Sets the connect request's
  * RFC 8797 private data (R bit, send and receive sizes) and sizes the channel's receive buffers and send slots to
@@ -35,6 +40,8 @@ public final class RpcRdmaClientInitializer extends ChannelInitializer<Channel> 
     private final RpcRdmaConfig config;
     private final RpcRdmaStats stats;
     private final Duration defaultTimeout;
+    /** Null, or the callback programs served on each connection (RFC 8167 backchannel). */
+    private final RpcDispatcher callbacks;
 
     /** Defaults: {@link RpcRdmaConfig#DEFAULT}, 30 s timeout, fresh counters. */
     public RpcRdmaClientInitializer() {
@@ -43,10 +50,29 @@ public final class RpcRdmaClientInitializer extends ChannelInitializer<Channel> 
 
     public RpcRdmaClientInitializer(RpcStats rpcStats, RpcRdmaConfig config, RpcRdmaStats stats,
                                     Duration defaultTimeout) {
+        this(rpcStats, config, stats, defaultTimeout, null);
+    }
+
+    private RpcRdmaClientInitializer(RpcStats rpcStats, RpcRdmaConfig config, RpcRdmaStats stats,
+                                     Duration defaultTimeout, RpcDispatcher callbacks) {
         this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
         this.config = ObjectUtil.checkNotNull(config, "config");
         this.stats = ObjectUtil.checkNotNull(stats, "stats");
         this.defaultTimeout = ObjectUtil.checkNotNull(defaultTimeout, "defaultTimeout");
+        this.callbacks = callbacks;
+    }
+
+    /**
+     * The same, serving backward calls (callbacks, RFC 8167) from the server with {@code callbacks} on each
+     * connection once its backchannel is enabled ({@code RpcBackchannel.of(channel).enable()}, before telling the
+     * server, e.g. before NFSv4.1 CREATE_SESSION with CONN_BACK_CHAN). Each connection keeps
+     * {@link RpcRdmaConfig#backwardCredits()} receives posted beyond the forward ones and grants that many backward
+     * credits (draft-cel-nfsv4-rpcrdma-bidirection §2.2.1); its backchannel carries messages of up to
+     * min(inline send, inline receive, 4096) - 28 bytes ({@code RpcBackchannel.maxMessageSize()}).
+     */
+    public RpcRdmaClientInitializer withCallbacks(RpcDispatcher callbacks) {
+        return new RpcRdmaClientInitializer(rpcStats, config, stats, defaultTimeout,
+                ObjectUtil.checkNotNull(callbacks, "callbacks"));
     }
 
     /** RPC counters shared by the connections. */
@@ -71,8 +97,22 @@ public final class RpcRdmaClientInitializer extends ChannelInitializer<Channel> 
             ch.config().setOption(RdmaChannelOption.MAX_SEND_SIZE, local.sendSize());
             ch.config().setOption(RdmaChannelOption.PRIVATE_DATA, local.encode());
         }
+        CallbackService service = null;
+        if (callbacks != null) {
+            service = new CallbackService(config.backwardCredits(), stats, rpcStats);
+            RpcBackchannel.install(ch, RpcBackchannel.Role.CALLBACK_SERVICE, rpcStats,
+                    BackwardMessages.maxMessageSize(InlineThresholds.DEFAULTS));
+            if (ch instanceof RdmaChannel) {
+                // Receives for the backward calls it grants, beyond the forward replies' (draft §2.2.1).
+                int depth = ch.config().getOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH);
+                ch.config().setOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, depth + config.backwardCredits());
+            }
+        }
         ChannelPipeline p = ch.pipeline();
-        p.addLast("rpcRdmaRequester", new RpcRdmaRequester(config, local, connection, stats, rpcStats));
+        p.addLast("rpcRdmaRequester", new RpcRdmaRequester(config, local, connection, stats, rpcStats, service));
         p.addLast("rpcClient", new RpcClientHandler(rpcStats, defaultTimeout));
+        if (callbacks != null) {
+            p.addLast("rpcCallbacks", callbacks);
+        }
     }
 }

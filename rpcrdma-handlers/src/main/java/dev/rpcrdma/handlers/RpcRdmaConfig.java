@@ -20,7 +20,7 @@ public final class RpcRdmaConfig {
 
     /** Linux's defaults: 4 KiB inline both ways, remote invalidation, 128 requested credits, grants 1..64. */
     public static final RpcRdmaConfig DEFAULT = new RpcRdmaConfig(4096, 4096, true, 128, 1, 64,
-            RpcRdmaLimits.DEFAULT, 4 << 20);
+            RpcRdmaLimits.DEFAULT, 4 << 20, 16);
 
     private final int sendSize;
     private final int receiveSize;
@@ -30,9 +30,10 @@ public final class RpcRdmaConfig {
     private final int maxGrant;
     private final RpcRdmaLimits limits;
     private final int maxMessageSize;
+    private final int backwardCredits;
 
     private RpcRdmaConfig(int sendSize, int receiveSize, boolean remoteInvalidation, int maxRequests, int minGrant,
-                          int maxGrant, RpcRdmaLimits limits, int maxMessageSize) {
+                          int maxGrant, RpcRdmaLimits limits, int maxMessageSize, int backwardCredits) {
         this.sendSize = ObjectUtil.checkInRange(sendSize, RpcRdmaPrivateData.MIN_INLINE_SIZE,
                 RpcRdmaPrivateData.MAX_INLINE_SIZE, "sendSize") & ~1023;
         this.receiveSize = ObjectUtil.checkInRange(receiveSize, RpcRdmaPrivateData.MIN_INLINE_SIZE,
@@ -46,35 +47,52 @@ public final class RpcRdmaConfig {
         }
         this.limits = ObjectUtil.checkNotNull(limits, "limits");
         this.maxMessageSize = ObjectUtil.checkPositive(maxMessageSize, "maxMessageSize");
+        this.backwardCredits = ObjectUtil.checkInRange(backwardCredits, 1, 256, "backwardCredits");
     }
 
     /** With these inline sizes (RFC 8797 §4.2; rounded down to 1 KiB). */
     public RpcRdmaConfig withInlineSizes(int sendSize, int receiveSize) {
         return new RpcRdmaConfig(sendSize, receiveSize, remoteInvalidation, maxRequests, minGrant, maxGrant, limits,
-                maxMessageSize);
+                maxMessageSize, backwardCredits);
     }
 
     /** With or without the R bit (RFC 8797 §4.1). */
     public RpcRdmaConfig withRemoteInvalidation(boolean on) {
-        return new RpcRdmaConfig(sendSize, receiveSize, on, maxRequests, minGrant, maxGrant, limits, maxMessageSize);
+        return new RpcRdmaConfig(sendSize, receiveSize, on, maxRequests, minGrant, maxGrant, limits, maxMessageSize,
+                backwardCredits);
     }
 
     /** Requester: the credits it asks for and never exceeds. */
     public RpcRdmaConfig withMaxRequests(int maxRequests) {
         return new RpcRdmaConfig(sendSize, receiveSize, remoteInvalidation, maxRequests, minGrant, maxGrant, limits,
-                maxMessageSize);
+                maxMessageSize, backwardCredits);
     }
 
     /** Responder: bounds of the credit grant. */
     public RpcRdmaConfig withGrantBounds(int minGrant, int maxGrant) {
         return new RpcRdmaConfig(sendSize, receiveSize, remoteInvalidation, maxRequests, minGrant, maxGrant, limits,
-                maxMessageSize);
+                maxMessageSize, backwardCredits);
     }
 
     /** With these header bounds and largest reassembled RPC message. */
     public RpcRdmaConfig withLimits(RpcRdmaLimits limits, int maxMessageSize) {
         return new RpcRdmaConfig(sendSize, receiveSize, remoteInvalidation, maxRequests, minGrant, maxGrant, limits,
-                maxMessageSize);
+                maxMessageSize, backwardCredits);
+    }
+
+    /**
+     * Backchannel (RFC 8167): the backward credits a client grants (and the receives it keeps posted for backward
+     * calls beyond the forward ones), and the receives a server reserves for backward replies (its most backward
+     * calls at once). Linux's client grants 16 (and tolerates 32).
+     */
+    public RpcRdmaConfig withBackwardCredits(int backwardCredits) {
+        return new RpcRdmaConfig(sendSize, receiveSize, remoteInvalidation, maxRequests, minGrant, maxGrant, limits,
+                maxMessageSize, backwardCredits);
+    }
+
+    /** See {@link #withBackwardCredits(int)}; default 16. */
+    public int backwardCredits() {
+        return backwardCredits;
     }
 
     public int sendSize() {

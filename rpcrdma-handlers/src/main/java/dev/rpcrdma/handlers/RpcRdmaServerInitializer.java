@@ -3,9 +3,13 @@ package dev.rpcrdma.handlers;
 import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaChannelOption;
 import dev.rpcrdma.channel.RdmaConnection;
+import dev.rpcrdma.handlers.backchannel.BackwardCaller;
+import dev.rpcrdma.handlers.backchannel.BackwardMessages;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
 import dev.rpcrdma.handlers.responder.RpcRdmaResponder;
+import dev.rpcrdma.oncrpc.RpcBackchannel;
+import dev.rpcrdma.oncrpc.client.RpcClientHandler;
 import dev.rpcrdma.oncrpc.server.RpcDispatcher;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -16,11 +20,13 @@ import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
+import java.time.Duration;
+
 /**
  * Pipeline of an ONC RPC server connection over RPC-over-RDMA Version 1: the drop-in counterpart of rpc-codec's
  * {@code TcpRpcServerInitializer}, with the same {@link RpcDispatcher}.
  * <pre>
- *   RdmaChannel -> RpcRdmaResponder -> RpcDispatcher
+ *   RdmaChannel -> RpcRdmaResponder -> RpcDispatcher (-> RpcClientHandler: backward calls, {@link #withBackchannel})
  * </pre>
  * On each accepted {@link RdmaChannel} it reads the client's RFC 8797 private data (defaults when absent or
  * unrecognisable), sets its own as the accept reply's private data (R bit, send and receive sizes capped by the
@@ -41,6 +47,8 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
     private final RpcDispatcher dispatcher;
     private final RpcRdmaConfig config;
     private final RpcRdmaStats stats;
+    /** Null, or the default timeout of backward calls (a backchannel is set up). */
+    private final Duration backchannelTimeout;
 
     /** With {@link RpcRdmaConfig#DEFAULT}. */
     public RpcRdmaServerInitializer(RpcDispatcher dispatcher) {
@@ -48,9 +56,34 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
     }
 
     public RpcRdmaServerInitializer(RpcDispatcher dispatcher, RpcRdmaConfig config, RpcRdmaStats stats) {
+        this(dispatcher, config, stats, null);
+    }
+
+    private RpcRdmaServerInitializer(RpcDispatcher dispatcher, RpcRdmaConfig config, RpcRdmaStats stats,
+                                     Duration backchannelTimeout) {
         this.dispatcher = ObjectUtil.checkNotNull(dispatcher, "dispatcher");
         this.config = ObjectUtil.checkNotNull(config, "config");
         this.stats = ObjectUtil.checkNotNull(stats, "stats");
+        this.backchannelTimeout = backchannelTimeout;
+    }
+
+    /**
+     * The same, with a backchannel on each connection (RFC 8167, {@code RpcBackchannel} in the CALLER role):
+     * procedures call the client back through {@code RpcCallContext.callback()} once the backchannel is enabled
+     * (when the client signalled it, e.g. NFSv4.1 CREATE_SESSION with CONN_BACK_CHAN); an {@link RpcClientHandler}
+     * behind the dispatcher takes the replies. Each connection keeps {@link RpcRdmaConfig#backwardCredits()}
+     * receives for backward replies, left out of the forward grant (draft-cel-nfsv4-rpcrdma-bidirection §2.2.2), and
+     * never has more backward calls outstanding than that or than the client's backward grant; backward messages
+     * are inline, at most min(inline send, inline receive, 4096) - 28 bytes ({@code RpcBackchannel.maxMessageSize()}).
+     * Backward calls time out after {@code timeout} unless their options say otherwise.
+     */
+    public RpcRdmaServerInitializer withBackchannel(Duration timeout) {
+        return new RpcRdmaServerInitializer(dispatcher, config, stats, ObjectUtil.checkNotNull(timeout, "timeout"));
+    }
+
+    /** {@link #withBackchannel(Duration)} with a 30 s timeout. */
+    public RpcRdmaServerInitializer withBackchannel() {
+        return withBackchannel(RpcRdmaClientInitializer.DEFAULT_TIMEOUT);
     }
 
     /** Counters shared by the connections. */
@@ -80,10 +113,24 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
             rdma.config().setOption(RdmaChannelOption.PRIVATE_DATA, local.encode());
             thresholds = InlineThresholds.negotiate(local, peer);
             logger.debug("{} RPC-over-RDMA thresholds {} (local {}, peer {})", ch, thresholds, local, peer);
+            if (backchannelTimeout != null) {
+                // Receives for the replies to backward calls, beyond the forward calls' (draft §2.2.2).
+                int depth = rdma.config().getOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH);
+                rdma.config().setOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, depth + config.backwardCredits());
+            }
+        }
+        BackwardCaller backward = null;
+        if (backchannelTimeout != null) {
+            backward = new BackwardCaller(config.backwardCredits(), stats, dispatcher.stats());
+            RpcBackchannel.install(ch, RpcBackchannel.Role.CALLER, dispatcher.stats(),
+                    BackwardMessages.maxMessageSize(thresholds));
         }
         ChannelPipeline p = ch.pipeline();
         p.addLast("rpcRdmaResponder", new RpcRdmaResponder(config, thresholds, connection, stats,
-                dispatcher.stats()));
+                dispatcher.stats(), backward));
         p.addLast("rpcDispatcher", dispatcher);
+        if (backchannelTimeout != null) {
+            p.addLast("rpcBackchannel", new RpcClientHandler(dispatcher.stats(), backchannelTimeout));
+        }
     }
 }

@@ -14,6 +14,29 @@ public final class RpcRdmaStats {
     private final LongAdder writeChunksUsed = new LongAdder();
     private final LongAdder longCalls = new LongAdder();
     private final LongAdder longReplies = new LongAdder();
+    private final LongAdder backwardViolations = new LongAdder();
+    private final LongAdder backwardQueued = new LongAdder();
+
+    /**
+     * Connections closed because a backward-direction message broke the rules (chunks, size, rdma_xid, backward
+     * credits; draft-cel-nfsv4-rpcrdma-bidirection §2.1.2, §2.3 to §2.5).
+     */
+    public long backwardViolations() {
+        return backwardViolations.sum();
+    }
+
+    /** Backward calls that waited for a backward credit before they were sent (queued, not lost). */
+    public long backwardQueued() {
+        return backwardQueued.sum();
+    }
+
+    public void recordBackwardViolation() {
+        backwardViolations.increment();
+    }
+
+    public void recordBackwardQueued() {
+        backwardQueued.increment();
+    }
 
     /** Messages silently discarded (too short, bad reply headers, unknown xids; RFC 8166 §4.5). */
     public long discardedMessages() {

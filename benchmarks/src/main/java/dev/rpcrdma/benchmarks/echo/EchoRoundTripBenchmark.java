@@ -3,7 +3,7 @@ package dev.rpcrdma.benchmarks.echo;
 import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
-import dev.rpcrdma.channel.fabric.software.SoftwareFabric;
+import dev.rpcrdma.channel.RdmaFabric;
 import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaStats;
@@ -77,7 +77,7 @@ public class EchoRoundTripBenchmark {
         Bootstrap b;
         if ("rdma".equals(transport)) {
             group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
-                    .fabric(SoftwareFabric.instance())));
+                    .fabric(RdmaFabric.SOFTWARE)));
             b = new Bootstrap().group(group).channel(RdmaChannel.class).handler(new RpcRdmaClientInitializer(
                     new RpcStats(), RpcRdmaConfig.DEFAULT, new RpcRdmaStats(), Duration.ofSeconds(30)));
         } else {

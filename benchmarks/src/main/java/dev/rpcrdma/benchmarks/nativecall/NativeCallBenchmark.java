@@ -35,6 +35,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *       control-path verbs and librdmacm are called.</li>
  * </ul>
  * Target: at most about 10 ns per call for the data path. Run: {@code java -jar benchmarks.jar NativeCallBenchmark}.
+ *
+ * <p>The one benchmark that imports the internal bindings ({@code dev.rpcrdma.channel.verbs}, not an API): it
+ * measures their native call path itself, so it must call that code and not the transport's public API.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)

@@ -5,7 +5,7 @@ import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaReceive;
 import dev.rpcrdma.channel.RdmaServerChannel;
-import dev.rpcrdma.channel.fabric.software.SoftwareFabric;
+import dev.rpcrdma.channel.RdmaFabric;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -144,7 +144,7 @@ public class TransportEchoBenchmark {
     @Setup
     public void setUp() throws Exception {
         group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
-                .fabric(SoftwareFabric.instance())));
+                .fabric(RdmaFabric.SOFTWARE)));
         server = new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .childHandler(new Echo())

@@ -1,10 +1,9 @@
 package dev.rpcrdma.benchmarks.vm;
 
 import dev.rpcrdma.channel.RdmaChannel;
+import dev.rpcrdma.channel.RdmaFabric;
 import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
-import dev.rpcrdma.channel.fabric.Fabric;
-import dev.rpcrdma.channel.fabric.Fabrics;
 import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaStats;
@@ -165,7 +164,7 @@ public final class VmLoad {
      * (perftest, half round trip) and their ratio {@code p50 / (2 x t_typical)}, then the median ratio.
      */
     private void paired() throws Exception {
-        Fabric fabric = Fabrics.select(this.fabric);
+        RdmaFabric fabric = RdmaFabric.select(this.fabric);
         for (String mode : new String[] {"busypoll", "events"}) {
             if (!selected(modes, mode)) {
                 continue;
@@ -209,7 +208,7 @@ public final class VmLoad {
     }
 
     private void channel(String name, long busyPollNanos) throws Exception {
-        Fabric fabric = Fabrics.select(this.fabric);
+        RdmaFabric fabric = RdmaFabric.select(this.fabric);
         EventLoopGroup server = rdmaGroup(fabric, busyPollNanos);
         EventLoopGroup client = rdmaGroup(fabric, busyPollNanos);
         try (ChannelEcho echo = new ChannelEcho(server, client, address)) {
@@ -257,7 +256,7 @@ public final class VmLoad {
         return ClosedLoop.Result.fromStamps(stamps, n);
     }
 
-    private static EventLoopGroup rdmaGroup(Fabric fabric, long busyPollNanos) {
+    private static EventLoopGroup rdmaGroup(RdmaFabric fabric, long busyPollNanos) {
         RdmaIoHandlerConfig config = new RdmaIoHandlerConfig().fabric(fabric);
         if (busyPollNanos > 0) {
             config.busyPollNanos(busyPollNanos);
@@ -273,7 +272,7 @@ public final class VmLoad {
         EventLoopGroup group;
         Bootstrap b;
         if (rdma) {
-            group = rdmaGroup(Fabrics.select(fabric), 0);
+            group = rdmaGroup(RdmaFabric.select(fabric), 0);
             RpcRdmaConfig config = RpcRdmaConfig.DEFAULT
                     .withLimits(RpcRdmaLimits.DEFAULT, EchoProgram.MAX_DATA + 4096).withMaxRequests(32);
             b = new Bootstrap().group(group).channel(RdmaChannel.class)
@@ -296,7 +295,7 @@ public final class VmLoad {
                     .run(warmup(), seconds, MAX_SAMPLES));
             echo(name + ".echo_1KiB", client, 1024, 1, warmup(), seconds);
             blockingClient(name, b, rdma ? RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
-                    .fabric(Fabrics.select(fabric))) : EpollIoHandler.newFactory(),
+                    .fabric(RdmaFabric.select(fabric))) : EpollIoHandler.newFactory(),
                     server.localAddresses().get(0));
             long readChunks = rdmaStats.readChunks();
             long writeChunks = rdmaStats.writeChunksUsed();

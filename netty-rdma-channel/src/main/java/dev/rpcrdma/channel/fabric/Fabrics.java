@@ -1,54 +1,25 @@
 package dev.rpcrdma.channel.fabric;
 
-import dev.rpcrdma.channel.fabric.software.SoftwareFabric;
-
-import java.util.Locale;
 import java.util.ServiceLoader;
 
 /**
- * Chooses the fabric the transport uses. The system property {@value #PROPERTY} selects
- * {@code software} (the in-process {@link SoftwareFabric}), {@code native} (a {@link Fabric} named
- * {@code "native"} found through {@link ServiceLoader}; fails when there is none) or {@code auto} (native when one
- * is installed and usable, otherwise software). The default is {@code auto}.
+ * Finds fabric implementations installed as {@link ServiceLoader} services of {@link Fabric} (the native fabric is
+ * one, named {@code "native"}). Which fabric a transport uses is chosen in the API, by
+ * {@code dev.rpcrdma.channel.RdmaFabric}. Stateless: every call loads new instances; safe from any thread.
  */
 public final class Fabrics {
-
-    /** The selecting system property. */
-    public static final String PROPERTY = "dev.rpcrdma.fabric";
 
     private Fabrics() {
     }
 
-    /** The fabric selected by {@value #PROPERTY}. */
-    public static Fabric select() {
-        return select(System.getProperty(PROPERTY, "auto"));
-    }
-
-    /**
-     * The fabric for a selector value ({@code software}, {@code native} or {@code auto}).
-     *
-     * @throws IllegalArgumentException for an unknown value
-     * @throws IllegalStateException when {@code native} is asked for and none is available
-     */
-    public static Fabric select(String selector) {
-        switch (selector.trim().toLowerCase(Locale.ROOT)) {
-            case "software":
-                return SoftwareFabric.instance();
-            case "native": {
-                Fabric f = findNative();
-                if (f == null) {
-                    throw new IllegalStateException("no native RDMA fabric available (-D" + PROPERTY + "=native)");
-                }
+    /** A new instance of the installed fabric named {@code name}, usable here or not; null if none is installed. */
+    public static Fabric find(String name) {
+        for (Fabric f : ServiceLoader.load(Fabric.class, Fabrics.class.getClassLoader())) {
+            if (name.equals(f.name())) {
                 return f;
             }
-            case "auto": {
-                Fabric f = findNative();
-                return f != null ? f : SoftwareFabric.instance();
-            }
-            default:
-                throw new IllegalArgumentException("unknown " + PROPERTY + " value: " + selector
-                        + " (expected software, native or auto)");
         }
+        return null;
     }
 
     /**
@@ -56,11 +27,7 @@ public final class Fabrics {
      * {@code null}.
      */
     public static Fabric findNative() {
-        for (Fabric f : ServiceLoader.load(Fabric.class, Fabrics.class.getClassLoader())) {
-            if ("native".equals(f.name()) && f.isAvailable()) {
-                return f;
-            }
-        }
-        return null;
+        Fabric f = find("native");
+        return f != null && f.isAvailable() ? f : null;
     }
 }

@@ -20,7 +20,10 @@ public interface MemoryRegion extends AutoCloseable {
     /** The {@link AccessFlags} given at registration. */
     int access();
 
-    /** {@code ibv_dereg_mr}: both keys stop working at once. The caller ensures no work request uses it. */
+    /**
+     * {@code ibv_dereg_mr}: both keys stop working at once. The caller ensures no work request uses it. Fails with
+     * EINVAL while memory windows are bound to it (IBA 10.6.7.2.6, as rxe does).
+     */
     @Override
     void close() throws IOException;
 }

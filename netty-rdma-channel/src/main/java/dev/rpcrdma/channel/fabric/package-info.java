@@ -1,5 +1,7 @@
 /**
- * The fabric SPI: an internal, verbs-shaped interface between the Netty RDMA transport and a device.
+ * The fabric SPI: an internal, verbs-shaped interface between the Netty RDMA transport and a device. Internal SPI,
+ * not API: its types are public only so that the fabric implementations in the subpackages can implement them;
+ * applications use {@code dev.rpcrdma.channel} ({@code RdmaFabric} chooses the fabric).
  *
  * <p>Every type mirrors one libibverbs / librdmacm object so that a native implementation is a thin mapping:
  * {@link dev.rpcrdma.channel.fabric.VerbsDevice} ({@code ibv_context}),
@@ -16,8 +18,9 @@
  * <p>Threading: objects of one connection are driven by one event loop; the implementations must still be
  * safe to use from several loops at once for different connections (as verbs are).
  *
- * <p>Implementations: {@link dev.rpcrdma.channel.fabric.software.SoftwareFabric} (pure Java, in-process) and,
- * later, a native fabric over {@code dev.rpcrdma.channel.verbs}. {@link dev.rpcrdma.channel.fabric.Fabrics}
- * selects one ({@code -Ddev.rpcrdma.fabric=software|native|auto}).
+ * <p>Implementations: {@code dev.rpcrdma.channel.fabric.software} (pure Java, in-process) and
+ * {@code dev.rpcrdma.channel.fabric.ibverbs} (native, over {@code dev.rpcrdma.channel.verbs}, found as a
+ * {@link java.util.ServiceLoader} service by {@link dev.rpcrdma.channel.fabric.Fabrics}). This package imports
+ * neither: {@code dev.rpcrdma.channel.RdmaFabric} selects one ({@code -Ddev.rpcrdma.fabric=software|native|auto}).
  */
 package dev.rpcrdma.channel.fabric;

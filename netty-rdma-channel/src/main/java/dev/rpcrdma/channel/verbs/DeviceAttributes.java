@@ -33,9 +33,10 @@ public record DeviceAttributes(
 
     /**
      * The {@code wc_flags} bit that marks a receive completed by a Send With Invalidate on this device:
-     * {@code IBV_WC_WITH_INV} (1 << 3), except on rxe, which copies the KERNEL's {@code IB_WC_WITH_INVALIDATE}
-     * (1 << 2) into the user-space completion (Linux rxe_resp.c do_complete; rdma-core's rxe provider copies the
-     * completion verbatim). Pass it to {@link WorkCompletions#WorkCompletions(int, int)}.
+     * {@code IBV_WC_WITH_INV} ({@code 1 << 3}), except on rxe, which copies the KERNEL's
+     * {@code IB_WC_WITH_INVALIDATE} ({@code 1 << 2}) into the user-space completion (Linux rxe_resp.c do_complete;
+     * rdma-core's rxe provider copies the completion verbatim). Pass it to
+     * {@link WorkCompletions#WorkCompletions(int, int)}.
      */
     public int wcWithInvalidateFlag() {
         return isSoftRoce() ? Verbs.SOFT_ROCE_WC_WITH_INV : IbvConstants.IBV_WC_WITH_INV;

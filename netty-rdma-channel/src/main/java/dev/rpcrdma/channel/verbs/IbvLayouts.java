@@ -5,7 +5,7 @@ package dev.rpcrdma.channel.verbs;
  * One nested class per C struct; every constant is checked against {@code offsetof}/{@code sizeof} from the
  * installed headers by {@code StructLayoutsTest}.
  */
-public final class IbvLayouts {
+final class IbvLayouts {
     private IbvLayouts() {
     }
 

@@ -10,7 +10,7 @@ import com.kenai.jffi.MemoryIO;
  *
  * <p>Not thread-safe; {@link #close()} is idempotent.
  */
-public final class NativeMemory implements AutoCloseable {
+final class NativeMemory implements AutoCloseable {
     static final MemoryIO IO = MemoryIO.getInstance();
 
     private final long size;

@@ -4,7 +4,7 @@ package dev.rpcrdma.channel.verbs;
  * Offsets and sizes of the librdmacm structs (and socket addresses) the bindings read and write (x86_64,
  * rdma-core headers). Checked against {@code offsetof}/{@code sizeof} by {@code StructLayoutsTest}.
  */
-public final class RdmaCmLayouts {
+final class RdmaCmLayouts {
     private RdmaCmLayouts() {
     }
 

@@ -31,8 +31,9 @@ import java.util.List;
 public final class Verbs {
     /**
      * The bit rxe sets in {@code wc_flags} for a receive completed by Send With Invalidate: the kernel's
-     * {@code IB_WC_WITH_INVALIDATE}, which rxe leaks to user space instead of {@code IBV_WC_WITH_INV} (1 << 3);
-     * in user-space terms it collides with {@code IBV_WC_IP_CSUM_OK}. See {@link DeviceAttributes#wcWithInvalidateFlag()}.
+     * {@code IB_WC_WITH_INVALIDATE}, which rxe leaks to user space instead of {@code IBV_WC_WITH_INV}
+     * ({@code 1 << 3}); in user-space terms it collides with {@code IBV_WC_IP_CSUM_OK}. See
+     * {@link DeviceAttributes#wcWithInvalidateFlag()}.
      */
     public static final int SOFT_ROCE_WC_WITH_INV = 1 << 2;
 
@@ -351,30 +352,26 @@ public final class Verbs {
      * failure, the exception names the first rejected work request; those before it were posted.
      */
     public static void postSend(long qp, SendWorkRequests wrs) throws NativeCallException {
-        if (wrs.count() == 0) {
-            return;
-        }
-        long fn = IO.getAddress(IO.getAddress(handle("qp", qp) + IbvQp.CONTEXT) + IbvContext.OPS_POST_SEND);
-        IO.putAddress(wrs.badWrSlot(), 0);
-        int rc = NativeCalls.invokeInt3(NativeCalls.INT_PTR_PTR_PTR, fn, qp, wrs.address(), wrs.badWrSlot());
-        if (rc != 0) {
-            int bad = wrs.indexOf(IO.getAddress(wrs.badWrSlot()));
-            throw new NativeCallException("ibv_post_send", Math.abs(rc),
-                    "work request " + bad + " of " + wrs.count() + " rejected");
-        }
+        post("ibv_post_send", qp, IbvContext.OPS_POST_SEND, wrs);
     }
 
     /** {@code ibv_post_recv} (static inline; {@code ops.post_recv}) of every work request in {@code wrs}. */
     public static void postRecv(long qp, RecvWorkRequests wrs) throws NativeCallException {
+        post("ibv_post_recv", qp, IbvContext.OPS_POST_RECV, wrs);
+    }
+
+    /** Calls the provider's post function at {@code opsOffset} of {@code ibv_context->ops} on all of {@code wrs}. */
+    private static void post(String call, long qp, int opsOffset, WorkRequestBlock wrs)
+            throws NativeCallException {
         if (wrs.count() == 0) {
             return;
         }
-        long fn = IO.getAddress(IO.getAddress(handle("qp", qp) + IbvQp.CONTEXT) + IbvContext.OPS_POST_RECV);
+        long fn = IO.getAddress(IO.getAddress(handle("qp", qp) + IbvQp.CONTEXT) + opsOffset);
         IO.putAddress(wrs.badWrSlot(), 0);
         int rc = NativeCalls.invokeInt3(NativeCalls.INT_PTR_PTR_PTR, fn, qp, wrs.address(), wrs.badWrSlot());
         if (rc != 0) {
             int bad = wrs.indexOf(IO.getAddress(wrs.badWrSlot()));
-            throw new NativeCallException("ibv_post_recv", Math.abs(rc),
+            throw new NativeCallException(call, Math.abs(rc),
                     "work request " + bad + " of " + wrs.count() + " rejected");
         }
     }

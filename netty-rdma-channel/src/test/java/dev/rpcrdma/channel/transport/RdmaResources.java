@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * ({@code "0: rxe0: pd 1 cq 2 qp 1 cm_id 0 mr 0 ctx 0 srq 0"}), keyed {@code "rxe0 pd"}. Only meaningful on a host
  * with an RDMA device (the VM stage); fails when {@code rdma} is missing there ({@code tools/setup} installs it).
  */
-final class RdmaResources {
+public final class RdmaResources {
     /**
      * Kinds left out: {@code ctx} counts open device contexts, which librdmacm opens when an id first binds to the
      * device and keeps for the life of the process (not a connection's resource).
@@ -27,7 +27,7 @@ final class RdmaResources {
     }
 
     /** Counts per "device kind", e.g. {@code "rxe0 qp" -> 1}. */
-    static Map<String, Integer> show() {
+    public static Map<String, Integer> show() {
         String out;
         try {
             Process p = new ProcessBuilder("rdma", "resource", "show").redirectErrorStream(true).start();
@@ -50,7 +50,7 @@ final class RdmaResources {
      * Waits up to {@code seconds} (teardown may finish on another thread) until {@code counts} equal
      * {@code before} (kinds at zero count as absent), then asserts it.
      */
-    static void assertBackTo(Map<String, Integer> before, Supplier<Map<String, Integer>> counts, long seconds)
+    public static void assertBackTo(Map<String, Integer> before, Supplier<Map<String, Integer>> counts, long seconds)
             throws InterruptedException {
         Map<String, Integer> baseline = nonZero(before);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);

@@ -86,6 +86,14 @@ abstract class RdmaTransportSuite {
     /** Live device objects per kind (the software fabric's counts, or {@code rdma resource show} on a device). */
     abstract Map<String, Integer> resources();
 
+    /**
+     * Makes the device take {@code millis} to flush a queue pair that went to error, until the result is closed;
+     * false where the fabric cannot be slowed (a real device flushes when it flushes).
+     */
+    boolean slowFlushes(long millis) {
+        return false;
+    }
+
     /** Waits (bounded: teardown on the peer's loop may still be finishing) until the counts equal {@code before}. */
     void assertResourcesBackTo(Map<String, Integer> before) throws InterruptedException {
         RdmaResources.assertBackTo(before, this::resources, TIMEOUT);
@@ -128,7 +136,13 @@ abstract class RdmaTransportSuite {
     }
 
     ChannelFuture connect(InetSocketAddress to, Consumer<Bootstrap> options, ChannelHandler handler) {
-        Bootstrap b = new Bootstrap().group(group).channel(RdmaChannel.class).handler(handler);
+        return connect(group, to, options, handler);
+    }
+
+    /** Connects a channel registered with {@code loops} (e.g. one given loop). */
+    ChannelFuture connect(EventLoopGroup loops, InetSocketAddress to, Consumer<Bootstrap> options,
+                          ChannelHandler handler) {
+        Bootstrap b = new Bootstrap().group(loops).channel(RdmaChannel.class).handler(handler);
         options.accept(b);
         ChannelFuture f = b.connect(to);
         channels.add(f.channel());
@@ -226,6 +240,69 @@ abstract class RdmaTransportSuite {
                 return c;
             }
         }
+    }
+
+    /**
+     * Closing never blocks the loop (issue: the drain used to spin the loop): a channel with Sends in flight closes
+     * while another channel on the same loop runs a ping-pong. close() returns before the device flushed (the close
+     * completes later, through the loop's completion polling), and where the device can be made to take its time
+     * (the software fabric flushing after 300 ms), the other channel completes round trips meanwhile.
+     */
+    @Test
+    void anotherChannelsPingPongKeepsMovingWhileAChannelWithWorkInFlightCloses() throws Exception {
+        Map<String, Integer> before = resources();
+        InetSocketAddress at = server(b -> { }, new Echo());
+        io.netty.channel.EventLoop loop = group.next();
+        AtomicLong roundTrips = new AtomicLong();
+        AtomicBoolean stop = new AtomicBoolean();
+        Channel a = connect(loop, at, o -> { }, new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ReferenceCountUtil.release(msg);
+                roundTrips.incrementAndGet();
+                if (!stop.get()) {
+                    ctx.writeAndFlush(Unpooled.directBuffer(64).writeBytes(pattern(64, 1)));
+                }
+            }
+        }).sync().channel();
+        Channel b = connect(loop, at, o -> { }, new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ReferenceCountUtil.release(msg);
+            }
+        }).sync().channel();
+        a.writeAndFlush(Unpooled.directBuffer(64).writeBytes(pattern(64, 1)));
+        Await.until(() -> roundTrips.get() >= 50, "the ping-pong runs");
+        boolean slowed = slowFlushes(300);
+        try {
+            AtomicLong atClose = new AtomicLong();
+            CompletableFuture<Long> atClosed = new CompletableFuture<>();
+            boolean closedAtOnce = loop.submit(() -> {
+                for (int i = 0; i < 32; i++) {
+                    b.write(Unpooled.directBuffer(2000).writeBytes(pattern(2000, i)));
+                }
+                b.flush();
+                atClose.set(roundTrips.get());
+                b.close();
+                b.closeFuture().addListener(f -> atClosed.complete(roundTrips.get()));
+                return b.closeFuture().isDone();
+            }).get(TIMEOUT, TimeUnit.SECONDS);
+            assertFalse(closedAtOnce, "close() returned on the loop before the device flushed what was posted");
+            long duringDrain = atClosed.get(TIMEOUT, TimeUnit.SECONDS) - atClose.get(); // the close completed
+            if (slowed) {
+                assertTrue(duringDrain >= 3, "the other channel on the loop completed " + duringDrain
+                        + " round trips while the closing one drained");
+            }
+        } finally {
+            slowFlushes(0);
+        }
+        long after = roundTrips.get();
+        Await.until(() -> roundTrips.get() >= after + 50, "the ping-pong keeps moving after the close");
+        stop.set(true);
+        for (Channel c : channels) {
+            c.close().sync();
+        }
+        assertResourcesBackTo(before);
     }
 
     @Test

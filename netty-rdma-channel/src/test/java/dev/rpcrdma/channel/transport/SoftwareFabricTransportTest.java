@@ -19,6 +19,12 @@ class SoftwareFabricTransportTest extends RdmaTransportSuite {
     }
 
     @Override
+    boolean slowFlushes(long millis) {
+        SoftwareFabric.instance().flushDelayMillis(millis);
+        return true;
+    }
+
+    @Override
     Map<String, Integer> resources() {
         return SoftwareFabric.instance().resourceCounts();
     }

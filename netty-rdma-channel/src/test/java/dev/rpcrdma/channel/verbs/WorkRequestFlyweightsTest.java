@@ -184,4 +184,13 @@ class WorkRequestFlyweightsTest {
         assertEquals(0x12345600, Verbs.incRkey(0x123456FF));
         assertEquals(0xFFFFFF00, Verbs.incRkey(0xFFFFFFFF));
     }
+
+    /** {@link WorkRequestBlock} writes both kinds through one set of offsets: their first four fields agree. */
+    @Test
+    void sendAndReceiveWorkRequestsShareTheirLeadingFields() {
+        assertEquals(IbvLayouts.IbvSendWr.WR_ID, IbvLayouts.IbvRecvWr.WR_ID);
+        assertEquals(IbvLayouts.IbvSendWr.NEXT, IbvLayouts.IbvRecvWr.NEXT);
+        assertEquals(IbvLayouts.IbvSendWr.SG_LIST, IbvLayouts.IbvRecvWr.SG_LIST);
+        assertEquals(IbvLayouts.IbvSendWr.NUM_SGE, IbvLayouts.IbvRecvWr.NUM_SGE);
+    }
 }

@@ -6,6 +6,8 @@ import dev.rpcrdma.handlers.RdmaReceiveHandler;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaErrorException;
 import dev.rpcrdma.handlers.RpcRdmaStats;
+import dev.rpcrdma.handlers.backchannel.BackwardMessages;
+import dev.rpcrdma.handlers.backchannel.CallbackService;
 import dev.rpcrdma.handlers.credits.RequesterCredits;
 import dev.rpcrdma.handlers.header.RdmaProcedure;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
@@ -18,6 +20,7 @@ import dev.rpcrdma.oncrpc.client.RpcCallFailedEvent;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
+import dev.rpcrdma.oncrpc.message.RpcReply;
 import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
@@ -77,6 +80,8 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     private final IntObjectHashMap<RequesterCall> calls = new IntObjectHashMap<>();
     /** Calls waiting for a credit, in order. */
     private final ArrayDeque<RequesterCall> queue = new ArrayDeque<>();
+    /** Serves backward calls (RFC 8167 backchannel), or null without a callback service. */
+    private final CallbackService callbacks;
     private volatile InlineThresholds thresholds;
     private boolean inactive;
     private boolean upperLayerWritable = true;
@@ -92,7 +97,17 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
      */
     public RpcRdmaRequester(RpcRdmaConfig config, RpcRdmaPrivateData local, RdmaConnection connection,
                             RpcRdmaStats stats, RpcStats rpcStats) {
+        this(config, local, connection, stats, rpcStats, null);
+    }
+
+    /**
+     * A requester that also serves backward calls through {@code callbacks} (null: none), on a connection whose
+     * {@code RpcBackchannel} is installed in the CALLBACK_SERVICE role.
+     */
+    public RpcRdmaRequester(RpcRdmaConfig config, RpcRdmaPrivateData local, RdmaConnection connection,
+                            RpcRdmaStats stats, RpcStats rpcStats, CallbackService callbacks) {
         ObjectUtil.checkNotNull(config, "config");
+        this.callbacks = callbacks;
         this.local = ObjectUtil.checkNotNull(local, "local");
         this.connection = connection;
         this.stats = ObjectUtil.checkNotNull(stats, "stats");
@@ -108,7 +123,13 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
      */
     public RpcRdmaRequester(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
                             RpcRdmaStats stats, RpcStats rpcStats) {
-        this(config, RpcRdmaPrivateData.DEFAULTS, connection, stats, rpcStats);
+        this(config, thresholds, connection, stats, rpcStats, null);
+    }
+
+    /** A requester with fixed thresholds serving backward calls through {@code callbacks} (null: none). */
+    public RpcRdmaRequester(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
+                            RpcRdmaStats stats, RpcStats rpcStats, CallbackService callbacks) {
+        this(config, RpcRdmaPrivateData.DEFAULTS, connection, stats, rpcStats, callbacks);
         this.thresholds = ObjectUtil.checkNotNull(thresholds, "thresholds");
     }
 
@@ -153,6 +174,9 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
             logger.debug("{} RPC-over-RDMA thresholds {} (local {}, peer {})", ctx.channel(), thresholds, local,
                     peer);
         }
+        if (callbacks != null) {
+            callbacks.negotiated(ctx, thresholds);
+        }
         super.channelActive(ctx);
         drain(ctx);
     }
@@ -166,6 +190,10 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
             return;
         }
         OutboundRpcMessage call = (OutboundRpcMessage) msg;
+        if (callbacks != null && call.header() instanceof RpcReply) {
+            callbacks.reply(ctx, call, promise); // the callback programs' answer to a backward call
+            return;
+        }
         if (!(call.header() instanceof RpcCall)) {
             call.release();
             promise.tryFailure(new IllegalArgumentException("a requester sends calls, not " + call.header()));
@@ -249,6 +277,10 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
             discard(ctx, "malformed reply header: " + e.getMessage());
             return;
         }
+        if (BackwardMessages.isCall(header, in)) {
+            backwardCall(ctx, header, in);
+            return;
+        }
         RequesterCall rpc = calls.get(header.xid());
         if (rpc == null) {
             discard(ctx, "reply to no outstanding call: " + header);
@@ -301,6 +333,19 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         drain(ctx);
     }
 
+    /** An RPC CALL arriving at a requester: a backward call (draft-cel-nfsv4-rpcrdma-bidirection §2.4). */
+    private void backwardCall(ChannelHandlerContext ctx, RpcRdmaHeader header, ByteBuf in) {
+        if (callbacks != null) {
+            callbacks.received(ctx, header, in);
+            return;
+        }
+        // No callback service: dropped and counted, as the Linux client does (draft §2.2.3).
+        rpcStats.recordUnexpectedMessage();
+        rpcStats.recordBackwardDrop();
+        logger.warn("{} dropped backward call xid {}: no callback service on this connection", ctx.channel(),
+                Integer.toUnsignedString(header.xid()));
+    }
+
     private void discard(ChannelHandlerContext ctx, String why) {
         stats.recordDiscarded();
         logger.warn("{} discarded a reply (RFC 8166 §4.5): {}", ctx.channel(), why);
@@ -309,6 +354,9 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         inactive = true;
+        if (callbacks != null) {
+            callbacks.inactive();
+        }
         // Sent calls' promises belong to their Sends (the channel fails the unwritten ones); the RPC layer fails
         // the calls themselves when it sees the connection go.
         for (RequesterCall rpc : calls.values()) {

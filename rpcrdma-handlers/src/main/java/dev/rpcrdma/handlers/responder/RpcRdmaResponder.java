@@ -9,6 +9,8 @@ import dev.rpcrdma.channel.RdmaWrite;
 import dev.rpcrdma.handlers.RdmaReceiveHandler;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaStats;
+import dev.rpcrdma.handlers.backchannel.BackwardCaller;
+import dev.rpcrdma.handlers.backchannel.BackwardMessages;
 import dev.rpcrdma.handlers.credits.ResponderCredits;
 import dev.rpcrdma.handlers.header.RdmaProcedure;
 import dev.rpcrdma.handlers.header.RdmaSegment;
@@ -76,6 +78,8 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
     private final ResponderCredits credits;
     /** Calls received and not yet answered, by xid. */
     private final IntObjectHashMap<ResponderCall> calls = new IntObjectHashMap<>();
+    /** Backward calls to the client (RFC 8167 backchannel), or null without one. */
+    private final BackwardCaller backward;
     private ChannelHandlerContext ctx;
     private boolean closed;
 
@@ -86,6 +90,16 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
      */
     public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
                             RpcRdmaStats stats, RpcStats rpcStats) {
+        this(config, thresholds, connection, stats, rpcStats, null);
+    }
+
+    /**
+     * A responder that also makes backward calls through {@code backward} (null: none), on a connection whose
+     * {@code RpcBackchannel} is installed in the CALLER role.
+     */
+    public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
+                            RpcRdmaStats stats, RpcStats rpcStats, BackwardCaller backward) {
+        this.backward = backward;
         this.config = ObjectUtil.checkNotNull(config, "config");
         this.thresholds = ObjectUtil.checkNotNull(thresholds, "thresholds");
         this.connection = connection;
@@ -111,9 +125,17 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         return credits.outstanding();
     }
 
+    /** The backward caller, or null without a backchannel. */
+    public BackwardCaller backward() {
+        return backward;
+    }
+
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        if (backward != null) {
+            backward.negotiated(ctx, thresholds);
+        }
     }
 
     // ------------------------------------------------------------------ calls
@@ -139,6 +161,10 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
                         Integer.toUnsignedString(e.xid()), e.getMessage());
                 sendError(ctx, e.errorReply(grant(requested)));
             }
+            return;
+        }
+        if (backward != null && BackwardMessages.isReply(header, in)) {
+            backward.received(ctx, header, in); // a reply to a backward call: no forward credit involved
             return;
         }
         if (RdmaProcedure.RDMA_ERROR.equals(header.procedure())) {
@@ -286,6 +312,16 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
             return;
         }
         OutboundRpcMessage reply = (OutboundRpcMessage) msg;
+        if (reply.header() instanceof RpcCall) {
+            if (backward != null) {
+                backward.call(ctx, reply, promise);
+            } else {
+                reply.release();
+                promise.tryFailure(new IllegalArgumentException("a responder without a backchannel sends replies "
+                        + "only (RpcRdmaServerInitializer.withBackchannel())"));
+            }
+            return;
+        }
         int xid = reply.header().xid();
         ResponderCall call = calls.remove(xid);
         if (call == null) {
@@ -449,6 +485,9 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
 
     private int grant(int requested) {
         int posted = connection != null ? connection.postedReceives() : config.maxGrant();
+        if (backward != null) {
+            posted -= backward.reserved(); // receives kept for backward replies (draft §2.2.2)
+        }
         return credits.grantForReply(requested, posted);
     }
 
@@ -466,6 +505,9 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         closed = true;
         calls.clear();
+        if (backward != null) {
+            backward.inactive();
+        }
         super.channelInactive(ctx);
     }
 }

@@ -2,25 +2,26 @@ package dev.rpcrdma.handlers.e2e;
 
 import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.fabric.Fabrics;
+import dev.rpcrdma.channel.testing.DeviceResourceBaseline;
+import dev.rpcrdma.channel.testing.NativeTestDevice;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.net.InetAddress;
-import java.net.UnknownHostException;
-
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The end-to-end suite over the native fabric (libibverbs/librdmacm on Soft-RoCE): only in the VM stage
- * ({@code tools/vm/run-rdma-tests}); the address is {@code -Drdma.test.address} (default 192.0.2.1).
+ * ({@code tools/vm/run-rdma-tests}); the address is {@code -Drdma.test.address} (default 192.0.2.1). The device's
+ * resource counts must be back at their baseline after the class.
  */
 @Tag("rdma-device")
+@ExtendWith(DeviceResourceBaseline.class)
 class NativeFabricRpcRdmaTest extends RpcRdmaEndToEndSuite {
     @Override
     @BeforeEach
     void startLoop() {
-        assumeTrue(Fabrics.findNative() != null,
-                "SKIPPED: no native RDMA fabric (service \"native\"); RPC-over-RDMA ran only on the software fabric");
+        NativeTestDevice.assumeNativeFabric("RPC-over-RDMA ran only on the software fabric");
         super.startLoop();
     }
 
@@ -31,10 +32,6 @@ class NativeFabricRpcRdmaTest extends RpcRdmaEndToEndSuite {
 
     @Override
     InetAddress address() {
-        try {
-            return InetAddress.getByName(System.getProperty("rdma.test.address", "192.0.2.1"));
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException(e);
-        }
+        return NativeTestDevice.address();
     }
 }

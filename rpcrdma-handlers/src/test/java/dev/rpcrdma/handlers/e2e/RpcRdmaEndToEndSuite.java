@@ -744,7 +744,7 @@ abstract class RpcRdmaEndToEndSuite {
                 }).connect(server.localAddress()).sync().channel();
         channels.add(c);
         ByteBuf buf = c.alloc().directBuffer(65536).writeZero(65536);
-        RdmaMemory m = c.registerMemory(buf, dev.rpcrdma.channel.fabric.AccessFlags.REMOTE_WRITE);
+        RdmaMemory m = c.registerMemory(buf, dev.rpcrdma.channel.RdmaAccess.REMOTE_WRITE);
         buf.release();
         List<WriteChunk> placedWrites = new ArrayList<>();
         for (WriteChunk w : writeList) {

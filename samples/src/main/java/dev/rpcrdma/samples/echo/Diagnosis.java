@@ -1,8 +1,7 @@
 package dev.rpcrdma.samples.echo;
 
 import dev.rpcrdma.channel.RdmaConnectionRejectedException;
-import dev.rpcrdma.channel.fabric.FabricException;
-import dev.rpcrdma.channel.verbs.NativeCallException;
+import dev.rpcrdma.channel.RdmaErrors;
 import dev.rpcrdma.handlers.RpcRdmaErrorException;
 import dev.rpcrdma.oncrpc.client.RpcConnectionClosedException;
 import dev.rpcrdma.oncrpc.client.RpcReplyException;
@@ -105,7 +104,7 @@ final class Diagnosis {
                     + " the address must be on an RDMA device (127.0.0.1 is not on Soft-RoCE)";
             return new UserError("cannot connect to " + where + " (" + firstLine(t) + ")" + hint, cause);
         }
-        if (rdma && t instanceof NativeCallException) {
+        if (rdma && RdmaErrors.failedCall(t) != null) {
             return new UserError("cannot connect to " + where + ": " + firstLine(t)
                     + ": use an address reachable through an RDMA device (see `rdma link`)", cause);
         }
@@ -182,11 +181,9 @@ final class Diagnosis {
     /** The errno somewhere in the cause chain, positive; 0 if none is known. */
     static int errno(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof FabricException && ((FabricException) c).errno() != 0) {
-                return ((FabricException) c).errno();
-            }
-            if (c instanceof NativeCallException) {
-                return ((NativeCallException) c).errno();
+            int errno = RdmaErrors.errno(c);
+            if (errno != 0) {
+                return errno;
             }
             if (c instanceof Errors.NativeIoException) {
                 return Math.abs(((Errors.NativeIoException) c).expectedErr());

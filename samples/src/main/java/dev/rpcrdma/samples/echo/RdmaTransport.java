@@ -2,12 +2,10 @@ package dev.rpcrdma.samples.echo;
 
 import dev.rpcrdma.channel.Rdma;
 import dev.rpcrdma.channel.RdmaChannel;
+import dev.rpcrdma.channel.RdmaFabric;
 import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaServerChannel;
-import dev.rpcrdma.channel.fabric.Fabric;
-import dev.rpcrdma.channel.fabric.Fabrics;
-import dev.rpcrdma.channel.fabric.software.SoftwareFabric;
 import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
@@ -42,7 +40,7 @@ final class RdmaTransport implements EchoTransport {
     /** Largest RPC message reassembled from chunks: the largest echo plus room for the RPC headers. */
     static final int MAX_MESSAGE = EchoProgram.MAX_DATA + 4096;
 
-    private final Fabric fabric;
+    private final RdmaFabric fabric;
     private final String fabricNote;
     private final String note;
     private final RpcRdmaConfig serverConfig;
@@ -52,17 +50,18 @@ final class RdmaTransport implements EchoTransport {
 
     RdmaTransport(EchoOptions options) {
         boolean loopback = options.addresses.stream().anyMatch(RdmaTransport::isLoopback);
-        Fabric nativeFabric = "auto".equals(options.fabric) && Rdma.isAvailable() ? Fabrics.findNative() : null;
+        boolean nativeUsable = "auto".equals(options.fabric) && Rdma.isAvailable()
+                && RdmaFabric.NATIVE.isAvailable();
         if ("auto".equals(options.fabric)) {
             // A loopback address is on no RoCE device (Soft-RoCE sits on a netdev such as dummy0, not on lo):
             // the only fabric that answers there is the in-process one.
-            fabric = nativeFabric != null && !loopback ? nativeFabric : SoftwareFabric.instance();
+            fabric = nativeUsable && !loopback ? RdmaFabric.NATIVE : RdmaFabric.SOFTWARE;
         } else {
             fabric = selectFabric(options.fabric);
         }
-        fabricNote = fabric instanceof SoftwareFabric ? "software fabric, in-process" : "native fabric";
-        if (fabric instanceof SoftwareFabric && "auto".equals(options.fabric)) {
-            note = nativeFabric != null
+        fabricNote = fabric == RdmaFabric.SOFTWARE ? "software fabric, in-process" : "native fabric";
+        if (fabric == RdmaFabric.SOFTWARE && "auto".equals(options.fabric)) {
+            note = nativeUsable
                     ? "an RDMA device is available but " + String.join(",", options.addresses) + " is a loopback"
                     + " address, which is on no RDMA device: using the in-process software fabric (give --address"
                     + " the IP of the device's interface to use the device)"
@@ -78,16 +77,16 @@ final class RdmaTransport implements EchoTransport {
         clientConfig = base.withMaxRequests(options.credits);
     }
 
-    private static Fabric selectFabric(String selector) {
+    private static RdmaFabric selectFabric(String selector) {
         if ("software".equals(selector)) {
-            return SoftwareFabric.instance();
+            return RdmaFabric.SOFTWARE;
         }
         if (!Rdma.isAvailable()) {
             throw new UserError("RDMA is not available here: " + Diagnosis.firstLine(Rdma.unavailabilityCause())
                     + " (or use --fabric software within one JVM, or --transport tcp)");
         }
         try {
-            return Fabrics.select("native");
+            return RdmaFabric.select("native");
         } catch (IllegalStateException e) {
             throw new UserError("an RDMA device is usable but no native fabric is on the class path"
                     + " (netty-rdma-channel jar missing?): use --fabric software or --transport tcp", e);
@@ -116,7 +115,7 @@ final class RdmaTransport implements EchoTransport {
 
     /** Whether the software fabric is in use: connections reach only servers in this JVM. */
     boolean inProcess() {
-        return fabric instanceof SoftwareFabric;
+        return fabric == RdmaFabric.SOFTWARE;
     }
 
     /** RPC-over-RDMA counters of the server connections made with this transport. */

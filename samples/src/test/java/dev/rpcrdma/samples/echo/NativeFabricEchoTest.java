@@ -1,6 +1,6 @@
 package dev.rpcrdma.samples.echo;
 
-import dev.rpcrdma.channel.fabric.Fabrics;
+import dev.rpcrdma.channel.testing.NativeTestDevice;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -10,7 +10,6 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The echo sample over RPC-over-RDMA on the native fabric (libibverbs/librdmacm on Soft-RoCE): only in the VM stage
@@ -22,9 +21,7 @@ class NativeFabricEchoTest extends EchoRdmaSuite {
 
     @BeforeEach
     void needsDevice() {
-        assumeTrue(Fabrics.findNative() != null,
-                "SKIPPED: no native RDMA fabric (libibverbs, librdmacm and an RDMA device); the echo sample ran over"
-                        + " RDMA only on the software fabric");
+        NativeTestDevice.assumeNativeFabric("the echo sample ran over RDMA only on the software fabric");
     }
 
     @Override
@@ -34,7 +31,7 @@ class NativeFabricEchoTest extends EchoRdmaSuite {
 
     @Override
     String address() {
-        return System.getProperty("rdma.test.address", "192.0.2.1");
+        return NativeTestDevice.host();
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.rpcrdma.channel.fabric.QpCapabilities;
 import dev.rpcrdma.channel.fabric.QueuePair;
 import dev.rpcrdma.channel.fabric.VerbsDevice;
 import dev.rpcrdma.channel.verbs.ConnParam;
+import dev.rpcrdma.channel.verbs.NativeCallException;
 import dev.rpcrdma.channel.verbs.QpCap;
 import dev.rpcrdma.channel.verbs.RdmaCm;
 
@@ -41,23 +42,39 @@ final class NativeCmId implements CmId {
 
     @Override
     public void bind(InetSocketAddress address) throws IOException {
-        RdmaCm.bindAddr(id, address);
+        try {
+            RdmaCm.bindAddr(id, address);
+        } catch (NativeCallException e) {
+            throw NativeErrors.of(e);
+        }
     }
 
     @Override
     public void listen(int backlog) throws IOException {
-        RdmaCm.listen(id, backlog);
+        try {
+            RdmaCm.listen(id, backlog);
+        } catch (NativeCallException e) {
+            throw NativeErrors.of(e);
+        }
     }
 
     @Override
     public void resolveAddress(InetSocketAddress source, InetSocketAddress destination, int timeoutMillis)
             throws IOException {
-        RdmaCm.resolveAddr(id, source, destination, timeoutMillis);
+        try {
+            RdmaCm.resolveAddr(id, source, destination, timeoutMillis);
+        } catch (NativeCallException e) {
+            throw NativeErrors.of(e);
+        }
     }
 
     @Override
     public void resolveRoute(int timeoutMillis) throws IOException {
-        RdmaCm.resolveRoute(id, timeoutMillis);
+        try {
+            RdmaCm.resolveRoute(id, timeoutMillis);
+        } catch (NativeCallException e) {
+            throw NativeErrors.of(e);
+        }
     }
 
     @Override
@@ -99,22 +116,43 @@ final class NativeCmId implements CmId {
 
     @Override
     public void connect(ConnectionParameters parameters) throws IOException {
-        RdmaCm.connect(id, param(parameters));
+        NativeErrors.checkPrivateData("rdma_connect", parameters.privateData,
+                ConnectionParameters.MAX_CONNECT_PRIVATE_DATA);
+        try {
+            RdmaCm.connect(id, param(parameters));
+        } catch (NativeCallException e) {
+            throw NativeErrors.of(e);
+        }
     }
 
     @Override
     public void accept(ConnectionParameters parameters) throws IOException {
-        RdmaCm.accept(id, param(parameters));
+        NativeErrors.checkPrivateData("rdma_accept", parameters.privateData,
+                ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA);
+        try {
+            RdmaCm.accept(id, param(parameters));
+        } catch (NativeCallException e) {
+            throw NativeErrors.of(e);
+        }
     }
 
     @Override
     public void reject(byte[] privateData) throws IOException {
-        RdmaCm.reject(id, privateData);
+        NativeErrors.checkPrivateData("rdma_reject", privateData, ConnectionParameters.MAX_REJECT_PRIVATE_DATA);
+        try {
+            RdmaCm.reject(id, privateData);
+        } catch (NativeCallException e) {
+            throw NativeErrors.of(e);
+        }
     }
 
     @Override
     public void disconnect() throws IOException {
-        RdmaCm.disconnect(id);
+        try {
+            RdmaCm.disconnect(id);
+        } catch (NativeCallException e) {
+            throw NativeErrors.of(e);
+        }
     }
 
     @Override

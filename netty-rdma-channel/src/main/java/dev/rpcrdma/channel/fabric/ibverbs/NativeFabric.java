@@ -1,6 +1,5 @@
 package dev.rpcrdma.channel.fabric.ibverbs;
 
-import dev.rpcrdma.channel.Rdma;
 import dev.rpcrdma.channel.fabric.CmEventChannel;
 import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.verbs.DeviceAttributes;
@@ -13,7 +12,11 @@ import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** The fabric over real libibverbs/librdmacm (a {@link java.util.ServiceLoader} service named "native"). */
+/**
+ * The fabric over real libibverbs/librdmacm (a {@link java.util.ServiceLoader} service named "native"); usable when
+ * {@link NativeProbe} finds the libraries and a device. Thread-safe: its id and device maps are concurrent, the
+ * objects it creates are each driven by one event loop.
+ */
 public final class NativeFabric implements Fabric {
     /** rdma_cm_id address → wrapper, so that events (which carry id pointers) find their Java objects. */
     final Map<Long, NativeCmId> ids = new ConcurrentHashMap<>();
@@ -29,13 +32,24 @@ public final class NativeFabric implements Fabric {
     }
 
     @Override
-    public boolean isAvailable() {
-        return Rdma.isAvailable();
+    public Throwable unavailabilityCause() {
+        return NativeProbe.unavailabilityCause();
+    }
+
+    @Override
+    public int errno(Throwable failure) {
+        return failure instanceof NativeCallException ? ((NativeCallException) failure).errno()
+                : Fabric.super.errno(failure);
+    }
+
+    @Override
+    public String failedCall(Throwable failure) {
+        return failure instanceof NativeCallException ? ((NativeCallException) failure).call() : null;
     }
 
     @Override
     public CmEventChannel createEventChannel() throws IOException {
-        Rdma.ensureAvailability();
+        NativeProbe.ensureAvailability();
         long channel = RdmaCm.createEventChannel();
         try {
             Posix.setNonBlocking(RdmaCm.eventChannelFd(channel));

@@ -1,5 +1,6 @@
 package dev.rpcrdma.channel.fabric.ibverbs;
 
+import dev.rpcrdma.channel.verbs.NativeCallException;
 import dev.rpcrdma.channel.fabric.MemoryRegion;
 import dev.rpcrdma.channel.verbs.Verbs;
 
@@ -52,7 +53,11 @@ final class NativeMemoryRegion implements MemoryRegion {
     @Override
     public void close() throws IOException {
         if (!closed) {
-            Verbs.deregMr(mr);
+            try {
+                Verbs.deregMr(mr);
+            } catch (NativeCallException e) {
+                throw NativeErrors.of(e);
+            }
             closed = true;
         }
     }

@@ -1,5 +1,6 @@
 package dev.rpcrdma.channel.fabric.ibverbs;
 
+import dev.rpcrdma.channel.verbs.NativeCallException;
 import dev.rpcrdma.channel.fabric.MemoryRegion;
 import dev.rpcrdma.channel.fabric.MemoryWindow;
 import dev.rpcrdma.channel.fabric.ProtectionDomain;
@@ -19,18 +20,30 @@ final class NativeProtectionDomain implements ProtectionDomain {
 
     @Override
     public MemoryRegion registerMemory(long address, long length, int access) throws IOException {
-        return new NativeMemoryRegion(Verbs.regMr(pd, address, length, access), access);
+        try {
+            return new NativeMemoryRegion(Verbs.regMr(pd, address, length, access), access);
+        } catch (NativeCallException e) {
+            throw NativeErrors.of(e);
+        }
     }
 
     @Override
     public MemoryWindow allocMemoryWindow() throws IOException {
-        return new NativeMemoryWindow(Verbs.allocMw(pd, IbvConstants.IBV_MW_TYPE_2));
+        try {
+            return new NativeMemoryWindow(Verbs.allocMw(pd, IbvConstants.IBV_MW_TYPE_2));
+        } catch (NativeCallException e) {
+            throw NativeErrors.of(e);
+        }
     }
 
     @Override
     public void close() throws IOException {
         if (!closed) {
-            Verbs.deallocPd(pd);
+            try {
+                Verbs.deallocPd(pd);
+            } catch (NativeCallException e) {
+                throw NativeErrors.of(e);
+            }
             closed = true;
         }
     }

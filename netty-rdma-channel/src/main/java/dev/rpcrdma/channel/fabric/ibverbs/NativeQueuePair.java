@@ -1,5 +1,6 @@
 package dev.rpcrdma.channel.fabric.ibverbs;
 
+import dev.rpcrdma.channel.verbs.NativeCallException;
 import dev.rpcrdma.channel.fabric.PostException;
 import dev.rpcrdma.channel.fabric.QpCapabilities;
 import dev.rpcrdma.channel.fabric.QueuePair;
@@ -48,7 +49,11 @@ final class NativeQueuePair implements QueuePair {
     public void postSend(SendWorkRequest wr) throws IOException {
         sendWr.clear();
         add(wr);
-        Verbs.postSend(qp, sendWr);
+        try {
+            Verbs.postSend(qp, sendWr);
+        } catch (NativeCallException e) {
+            throw NativeErrors.of(e);
+        }
         posted(wr);
     }
 
@@ -65,10 +70,10 @@ final class NativeQueuePair implements QueuePair {
         IOException failure = null;
         try {
             Verbs.postSend(qp, sendWr);
-        } catch (IOException e) {
+        } catch (NativeCallException e) {
             int bad = sendWr.badIndex();
             posted = bad < 0 ? 0 : bad; // bad_wr unknown: treat none as posted (the channel fails as a whole)
-            failure = e;
+            failure = NativeErrors.of(e);
         }
         for (int i = 0; i < posted; i++) {
             posted(wrs[i]);
@@ -114,7 +119,11 @@ final class NativeQueuePair implements QueuePair {
         recvWr.clear();
         int i = recvWr.add(wrId);
         recvWr.addSge(i, address, length, lkey);
-        Verbs.postRecv(qp, recvWr);
+        try {
+            Verbs.postRecv(qp, recvWr);
+        } catch (NativeCallException e) {
+            throw NativeErrors.of(e);
+        }
     }
 
     @Override
@@ -128,15 +137,19 @@ final class NativeQueuePair implements QueuePair {
         }
         try {
             Verbs.postRecv(qp, recvWr);
-        } catch (IOException e) {
+        } catch (NativeCallException e) {
             int bad = recvWr.badIndex();
-            throw new PostException("ibv_post_recv", bad < 0 ? 0 : bad, e);
+            throw new PostException("ibv_post_recv", bad < 0 ? 0 : bad, NativeErrors.of(e));
         }
     }
 
     @Override
     public void modifyToError() throws IOException {
-        Verbs.modifyQpToError(qp);
+        try {
+            Verbs.modifyQpToError(qp);
+        } catch (NativeCallException e) {
+            throw NativeErrors.of(e);
+        }
     }
 
     @Override

@@ -7,37 +7,31 @@ import dev.rpcrdma.channel.fabric.CmId;
 import dev.rpcrdma.channel.fabric.FabricException;
 
 import java.io.IOException;
-import java.util.ArrayDeque;
 
 /** CM event channel: a queue of events plus an eventfd readable while it is non-empty. */
 final class SoftCmEventChannel implements CmEventChannel {
     private final SoftwareFabric fabric;
-    private final EventFd eventFd = new EventFd();
-    private final ArrayDeque<CmEvent> events = new ArrayDeque<>();
-    private boolean closed;
+    private final EventFdQueue<CmEvent> events;
 
     SoftCmEventChannel(SoftwareFabric fabric) {
         this.fabric = fabric;
-        fabric.count("event_channel", 1);
+        events = new EventFdQueue<>(fabric, "event_channel");
     }
 
     /** Caller holds the fabric lock. */
     void post(CmEvent event) {
-        if (!closed) {
-            events.add(event);
-            eventFd.set();
-        }
+        events.add(event);
     }
 
     @Override
     public int fd() {
-        return eventFd.fd();
+        return events.fd();
     }
 
     @Override
     public CmId createId(Object context) throws IOException {
         synchronized (fabric.lock) {
-            if (closed) {
+            if (events.isClosed()) {
                 throw new FabricException("rdma_create_id: event channel destroyed", FabricException.EINVAL);
             }
             return new SoftCmId(fabric, this, context);
@@ -47,30 +41,23 @@ final class SoftCmEventChannel implements CmEventChannel {
     @Override
     public CmEvent poll() {
         synchronized (fabric.lock) {
-            CmEvent e = events.poll();
-            if (events.isEmpty()) {
-                eventFd.clear();
-            }
-            return e;
+            return events.poll();
         }
     }
 
     @Override
     public void close() throws IOException {
         synchronized (fabric.lock) {
-            if (closed) {
+            if (!events.close()) {
                 return;
             }
-            closed = true;
-            fabric.count("event_channel", -1);
             // Connect requests nobody retrieved: their ids die with the channel (the kernel rejects them).
-            for (CmEvent e : events) {
+            for (CmEvent e = events.poll(); e != null; e = events.poll()) {
                 if (e.type() == CmEventType.CONNECT_REQUEST) {
                     e.id().close();
                 }
             }
-            events.clear();
         }
-        eventFd.close();
+        events.closeFd();
     }
 }

@@ -30,6 +30,8 @@ final class SoftCmId implements CmId {
     private boolean addressResolved;
     private boolean routeResolved;
     private String listenKey;
+    /** Bound with {@link #bind}: holds its port in the fabric's bind list until closed. */
+    private boolean bound;
     private SoftDevice device;
     private SoftQueuePair qp;
     private ConnectionParameters connectParameters;
@@ -66,8 +68,14 @@ final class SoftCmId implements CmId {
             if (address.isUnresolved()) {
                 throw new FabricException("rdma_bind_addr: unresolved " + address, FabricException.EINVAL);
             }
+            if (bound) {
+                throw new FabricException("rdma_bind_addr: already bound", FabricException.EINVAL);
+            }
             int port = address.getPort() == 0 ? fabric.ephemeralPort() : address.getPort();
-            local = new InetSocketAddress(address.getAddress(), port);
+            InetSocketAddress a = new InetSocketAddress(address.getAddress(), port);
+            fabric.bindPort(a, this);
+            bound = true;
+            local = a;
             device = fabric.device;
         }
     }
@@ -313,6 +321,9 @@ final class SoftCmId implements CmId {
             }
             if (listenKey != null) {
                 fabric.removeListener(listenKey, this);
+            }
+            if (bound) {
+                fabric.unbindPort(local.getPort(), this);
             }
             if (connected && !disconnected) {
                 disconnect0(false); // rdma_destroy_id of a connected id sends a DREQ

@@ -4,31 +4,25 @@ import dev.rpcrdma.channel.fabric.CompletionChannel;
 import dev.rpcrdma.channel.fabric.CompletionQueue;
 
 import java.io.IOException;
-import java.util.ArrayDeque;
 
 /** Completion channel: a queue of signalled CQs plus an eventfd readable while the queue is non-empty. */
 final class SoftCompletionChannel implements CompletionChannel {
     private final SoftwareFabric fabric;
-    private final EventFd eventFd = new EventFd();
-    private final ArrayDeque<SoftCompletionQueue> pending = new ArrayDeque<>();
-    private boolean closed;
+    private final EventFdQueue<SoftCompletionQueue> pending;
 
     SoftCompletionChannel(SoftwareFabric fabric) {
         this.fabric = fabric;
-        fabric.count("comp_channel", 1);
+        pending = new EventFdQueue<>(fabric, "comp_channel");
     }
 
     /** Caller holds the fabric lock. */
     void signal(SoftCompletionQueue cq) {
-        if (!closed) {
-            pending.add(cq);
-            eventFd.set();
-        }
+        pending.add(cq);
     }
 
     @Override
     public int fd() {
-        return eventFd.fd();
+        return pending.fd();
     }
 
     @Override
@@ -38,9 +32,6 @@ final class SoftCompletionChannel implements CompletionChannel {
             if (cq != null) {
                 cq.eventsDelivered++;
             }
-            if (pending.isEmpty()) {
-                eventFd.clear();
-            }
             return cq;
         }
     }
@@ -48,13 +39,11 @@ final class SoftCompletionChannel implements CompletionChannel {
     @Override
     public void close() throws IOException {
         synchronized (fabric.lock) {
-            if (closed) {
+            if (!pending.close()) {
                 return;
             }
-            closed = true;
-            fabric.count("comp_channel", -1);
             pending.clear();
         }
-        eventFd.close();
+        pending.closeFd();
     }
 }

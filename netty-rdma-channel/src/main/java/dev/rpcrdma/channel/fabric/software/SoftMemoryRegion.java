@@ -59,8 +59,9 @@ final class SoftMemoryRegion implements MemoryRegion {
                 return;
             }
             if (boundWindows > 0) {
+                // IBA 10.6.7.2.6: a region with bound windows cannot be deregistered; rxe refuses with EINVAL.
                 throw new FabricException("ibv_dereg_mr: " + boundWindows + " memory windows bound",
-                        FabricException.EBUSY);
+                        FabricException.EINVAL);
             }
             closed = true;
             pd.fabric.count("mr", -1);

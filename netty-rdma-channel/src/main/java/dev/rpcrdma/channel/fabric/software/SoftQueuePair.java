@@ -47,6 +47,8 @@ final class SoftQueuePair implements QueuePair {
     private int unsignaledDone;
     private boolean scheduled;
     boolean destroyed;
+    /** In error, the flush not done yet ({@link SoftwareFabric#flushDelayMillis(long)}). */
+    private boolean flushPending;
 
     SoftQueuePair(SoftwareFabric fabric, SoftProtectionDomain pd, SoftCompletionQueue sendCq,
                   SoftCompletionQueue recvCq, QpCapabilities caps, int qpNum) {
@@ -106,13 +108,15 @@ final class SoftQueuePair implements QueuePair {
                         FabricException.ENOMEM);
             }
             sqOccupied++;
-            if (state == QpState.ERR) {
+            if (state == QpState.ERR && !flushPending) {
                 completeSend(wr.wrId(), wr.opcode(), wr.sendFlags(), WcStatus.WR_FLUSH_ERR, 0);
                 return;
             }
             // sq holds at most the occupied entries, and sqOccupied < max_send_wr was checked: never full here.
             sq.claimTail().load(wr);
-            schedule();
+            if (state == QpState.RTS) {
+                schedule();
+            }
         }
     }
 
@@ -148,7 +152,7 @@ final class SoftQueuePair implements QueuePair {
             throw new FabricException("ibv_post_recv: receive queue full (" + caps.maxRecvWr + ")",
                     FabricException.ENOMEM);
         }
-        if (state == QpState.ERR) {
+        if (state == QpState.ERR && !flushPending) {
             completeRecv(wrId, WcStatus.WR_FLUSH_ERR, 0, 0, 0);
             return;
         }
@@ -212,6 +216,23 @@ final class SoftQueuePair implements QueuePair {
             return;
         }
         state = QpState.ERR;
+        long delay = fabric.flushDelayMillis;
+        if (delay > 0) {
+            // A device that takes its time to flush: what is queued (and posted meanwhile) flushes later, in order.
+            flushPending = true;
+            fabric.engine.schedule(() -> {
+                synchronized (fabric.lock) {
+                    flushPending = false;
+                    flush();
+                }
+            }, delay);
+            return;
+        }
+        flush();
+    }
+
+    /** Completes everything queued with {@code IBV_WC_WR_FLUSH_ERR}, in order. */
+    private void flush() {
         SoftSendWr w;
         while ((w = sq.poll()) != null) {
             completeSend(w, WcStatus.WR_FLUSH_ERR, 0);

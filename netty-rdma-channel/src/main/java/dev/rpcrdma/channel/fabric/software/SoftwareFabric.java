@@ -6,7 +6,9 @@ import dev.rpcrdma.channel.fabric.FabricException;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -25,8 +27,15 @@ public final class SoftwareFabric implements Fabric {
     final SoftDevice device = new SoftDevice(this);
     /** The "NIC": one thread executes all work requests and delivers CM events. */
     final SoftEngine engine = new SoftEngine("rdma-software-fabric");
+    /**
+     * How long a queue pair that went to error takes to flush its work requests (0: at once). A real device flushes
+     * asynchronously; tests set this to hold a closing channel in its drain.
+     */
+    volatile long flushDelayMillis;
     private final Map<Integer, Object> keys = new HashMap<>();
     private final Map<String, SoftCmId> listeners = new HashMap<>();
+    /** Ids bound with {@code rdma_bind_addr}, per port (the kernel's rdma_cm bind list). */
+    private final Map<Integer, List<SoftCmId>> boundPorts = new HashMap<>();
     /** Live objects per kind, as {@code rdma resource show} counts them on a real device. */
     private final Map<String, Integer> resources = new TreeMap<>();
     private int nextKeyIndex = 1;
@@ -48,6 +57,14 @@ public final class SoftwareFabric implements Fabric {
             }
         }
         return f;
+    }
+
+    /** Sets how long a queue pair that went to error takes to flush its work requests (0, the default: at once). */
+    public void flushDelayMillis(long millis) {
+        if (millis < 0) {
+            throw new IllegalArgumentException("millis: " + millis + " (expected >= 0)");
+        }
+        flushDelayMillis = millis;
     }
 
     /** A new fabric sharing nothing with {@link #instance()}; its engine thread is a daemon. */
@@ -106,11 +123,41 @@ public final class SoftwareFabric implements Fabric {
     }
 
     int ephemeralPort() {
-        int p = nextPort++;
-        if (nextPort > 65535) {
-            nextPort = 49152;
-        }
+        int p;
+        do {
+            p = nextPort++;
+            if (nextPort > 65535) {
+                nextPort = 49152;
+            }
+        } while (boundPorts.containsKey(p));
         return p;
+    }
+
+    /**
+     * {@code rdma_bind_addr}'s port check, as the kernel's rdma_cm does it without {@code SO_REUSEADDR}: a port
+     * already bound by another id fails the bind with EADDRNOTAVAIL when either address is the wildcard, with
+     * EADDRINUSE when both are the same address; different specific addresses may share a port.
+     */
+    void bindPort(InetSocketAddress address, SoftCmId id) throws FabricException {
+        List<SoftCmId> owners = boundPorts.computeIfAbsent(address.getPort(), p -> new ArrayList<>());
+        for (SoftCmId other : owners) {
+            InetAddress a = other.localAddress().getAddress();
+            if (address.getAddress().isAnyLocalAddress() || a.isAnyLocalAddress()) {
+                throw new FabricException("rdma_bind_addr: port " + address.getPort() + " bound by " + a,
+                        FabricException.EADDRNOTAVAIL);
+            }
+            if (a.equals(address.getAddress())) {
+                throw new FabricException("rdma_bind_addr: " + address + " in use", FabricException.EADDRINUSE);
+            }
+        }
+        owners.add(id);
+    }
+
+    void unbindPort(int port, SoftCmId id) {
+        List<SoftCmId> owners = boundPorts.get(port);
+        if (owners != null && owners.remove(id) && owners.isEmpty()) {
+            boundPorts.remove(port);
+        }
     }
 
     int nextQpNum() {

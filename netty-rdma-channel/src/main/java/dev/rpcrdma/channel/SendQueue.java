@@ -1,0 +1,522 @@
+package dev.rpcrdma.channel;
+
+import dev.rpcrdma.channel.fabric.PostException;
+import dev.rpcrdma.channel.fabric.QueuePair;
+import dev.rpcrdma.channel.fabric.SendFlags;
+import dev.rpcrdma.channel.fabric.SendWorkRequest;
+import dev.rpcrdma.channel.fabric.WcStatus;
+import dev.rpcrdma.channel.fabric.WrOpcode;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelOutboundBuffer;
+
+import java.io.IOException;
+
+/**
+ * The send side of one {@link RdmaChannel}'s queue pair (io_uring's {@code SubmissionQueue} plus the channel's
+ * write scheduling): a ring of in-flight entries, one per send-queue entry, indexed by a sequence number carried in
+ * the {@code wr_id}; staging of the outbound buffer's messages as work requests, posted in chains of up to
+ * {@link QueuePair#MAX_POST_CHAIN} (one {@code ibv_post_send}, one doorbell); selective signalling (one in half the
+ * queue, and the last of a flush whose message waits for its completion); unstaging of what the device rejected;
+ * retiring on a signalled completion (which retires every earlier unsignalled entry: completions are in order);
+ * send slots for Sends larger than the inline threshold; the channel's writability (user-defined bit 1: at most
+ * {@code sendDepth} requests outstanding); and the drain marker of close (the queue pair has one entry more for it).
+ *
+ * <p>Ownership: a Send's bytes are copied when it is posted (inline into the work request, else into a registered
+ * send slot), so it is removed from the outbound buffer, released and its promise completed then. RDMA Read, RDMA
+ * Write and Bind stay in the outbound buffer ("held") until their completion retires them, and a Send behind one of
+ * them waits with it, so promises complete in write order. Event-loop confined.
+ */
+final class SendQueue {
+    private static final int WRITABILITY_BIT = 1;
+
+    /** What an entry carries, for error messages; the drain marker's failure is expected (it is posted to a QP in error). */
+    private static final int SEND = 0;
+    private static final int SEND_WITH_INVALIDATE = 1;
+    private static final int RDMA_WRITE = 2;
+    private static final int RDMA_READ = 3;
+    private static final int BIND_WINDOW = 4;
+    private static final int DRAIN_MARKER = 5;
+    private static final String[] NAMES = {
+        "Send", "Send With Invalidate", "RDMA Write", "RDMA Read", "Bind Memory Window", "drain marker"
+    };
+
+    private final RdmaChannel channel;
+    private final RdmaEndpoint ep;
+    private final int channelId;
+    /** Work requests the channel may have outstanding (writability); the queue pair has one entry more. */
+    private final int depth;
+    /** One entry per send queue entry: {@code depth} for writes plus one for the drain marker. */
+    private final InFlight[] inFlight;
+    /** Requests staged by one write pass and posted as one chain. */
+    private final SendWorkRequest[] chain = newChain();
+    private final SendWorkRequest drainMarker = new SendWorkRequest();
+    private final FlushedMessages flushed = new FlushedMessages();
+    private final HeadSends headSends = new HeadSends();
+    private int chained;
+    private int head;
+    private int tail;
+    private int unsignaledRun;
+    /** Posted work requests whose message is still in the outbound buffer (its promise waits for the completion). */
+    private int heldInBuffer;
+    private boolean lastPostedSignaled = true;
+    /** In {@link #write}: a promise listener that flushes from inside it only asks for another pass. */
+    private boolean writing;
+    private boolean writeAgain;
+    private ChannelOutboundBuffer outbound;
+
+    SendQueue(RdmaChannel channel, RdmaEndpoint ep, int channelId) {
+        this.channel = channel;
+        this.ep = ep;
+        this.channelId = channelId;
+        depth = ep.sendDepth;
+        inFlight = new InFlight[depth + 1];
+        for (int i = 0; i < inFlight.length; i++) {
+            inFlight[i] = new InFlight();
+        }
+    }
+
+    private static SendWorkRequest[] newChain() {
+        SendWorkRequest[] c = new SendWorkRequest[QueuePair.MAX_POST_CHAIN];
+        for (int i = 0; i < c.length; i++) {
+            c[i] = new SendWorkRequest();
+        }
+        return c;
+    }
+
+    /** What one posted work request holds until it is retired; one per send-queue entry, reused. */
+    private static final class InFlight {
+        int kind;
+        int sendSlot = -1;
+        RdmaMemory memory;
+        RdmaBindWindow bind;
+        /** The message is still in the outbound buffer: retiring this entry completes its promise. */
+        boolean held;
+        boolean signaled;
+
+        InFlight reset(int kind) {
+            this.kind = kind;
+            sendSlot = -1;
+            memory = null;
+            bind = null;
+            held = false;
+            signaled = false;
+            return this;
+        }
+    }
+
+    /** Work requests posted and not retired yet. */
+    int inFlight() {
+        return tail - head;
+    }
+
+    /**
+     * Posts what the outbound buffer holds, as far as the send queue has room. A promise listener that flushes from
+     * inside a pass (the removals run listeners) only asks for another pass.
+     */
+    void write(ChannelOutboundBuffer in) {
+        outbound = in;
+        if (writing) {
+            writeAgain = true;
+            return;
+        }
+        writing = true;
+        try {
+            do {
+                writeAgain = false;
+                writePass(in);
+            } while (writeAgain);
+        } finally {
+            writing = false;
+        }
+    }
+
+    /** After completions freed entries: posts what waits in the outbound buffer. */
+    void writeMore() {
+        ChannelOutboundBuffer in = outbound;
+        if (in != null && in.size() > heldInBuffer) {
+            write(in);
+        }
+    }
+
+    private void writePass(ChannelOutboundBuffer in) {
+        if (!channel.canPost()) {
+            return;
+        }
+        try {
+            if (heldInBuffer == 0) {
+                postSendsFromHead(in);
+            }
+            if (channel.canPost()) {
+                postHeld(in);
+            }
+        } catch (IOException ex) {
+            // Posting failed: what was posted stays owned by the device; the channel fails as a whole.
+            channel.fail(ex);
+        }
+        in.setUserDefinedWritability(WRITABILITY_BIT, inFlight() < depth);
+    }
+
+    /**
+     * While nothing posted waits in the outbound buffer, posts the Sends at its head in chains and removes each
+     * posted one (its bytes were copied). Signalled one in {@link #signalInterval()}. Stops at the first RDMA Read,
+     * RDMA Write or Bind, whose promise needs its completion.
+     */
+    private void postSendsFromHead(ChannelOutboundBuffer in) throws IOException {
+        while (channel.canPost()) {
+            int room = depth - inFlight();
+            if (room <= 0) {
+                return;
+            }
+            HeadSends h = headSends;
+            h.start(Math.min(room, QueuePair.MAX_POST_CHAIN));
+            try {
+                in.forEachFlushedMessage(h);
+            } catch (Exception ex) {
+                abandonChain();
+                throw ex instanceof IOException ? (IOException) ex : new IOException(ex);
+            }
+            if (h.staged == 0) {
+                return;
+            }
+            postChain();
+            // in.remove() runs the promise's listeners, which may write, flush (another pass) or close (which fails
+            // what is left in the buffer: nothing to remove then).
+            for (int i = 0; i < h.staged && channel.canPost(); i++) {
+                skipCancelled(in);
+                in.remove();
+            }
+            if (!h.stoppedAtLimit) {
+                return;
+            }
+        }
+    }
+
+    /** Stages the Sends at the head of the flushed messages, up to a limit; stops at anything else. */
+    private final class HeadSends implements ChannelOutboundBuffer.MessageProcessor {
+        private int limit;
+        int staged;
+        boolean stoppedAtLimit;
+
+        void start(int limit) {
+            this.limit = limit;
+            staged = 0;
+            stoppedAtLimit = false;
+        }
+
+        @Override
+        public boolean processMessage(Object msg) throws Exception {
+            if (!(msg instanceof ByteBuf || msg instanceof RdmaSend)) {
+                return false;
+            }
+            boolean signal = ++unsignaledRun >= signalInterval();
+            if (signal) {
+                unsignaledRun = 0;
+            }
+            stage(msg, signal, false);
+            if (++staged == limit) {
+                stoppedAtLimit = true;
+                return false;
+            }
+            return true;
+        }
+    }
+
+    /**
+     * Posts the flushed messages after the {@link #heldInBuffer} already posted ones, keeping each in the outbound
+     * buffer until its completion. The last one posted is signalled, so every held message gets its completion.
+     */
+    private void postHeld(ChannelOutboundBuffer in) {
+        int skip = heldInBuffer;
+        int room = depth - inFlight();
+        if (room <= 0 || in.size() <= skip) {
+            return;
+        }
+        // Count what can be posted now (cancelled entries are not visited), so that the last one is signalled.
+        FlushedMessages m = flushed;
+        m.start(skip, skip + room, false);
+        try {
+            in.forEachFlushedMessage(m);
+        } catch (Exception impossible) {
+            throw new IllegalStateException(impossible);
+        }
+        int toPost = Math.min(m.visited - skip, room);
+        if (toPost > 0) {
+            m.start(skip, toPost, true);
+            try {
+                in.forEachFlushedMessage(m);
+                postChain();
+            } catch (Exception ex) {
+                abandonChain();
+                channel.fail(ex);
+            }
+        }
+    }
+
+    /** At least one work request in this many is signalled, so that the send queue's entries are reclaimed. */
+    private int signalInterval() {
+        return Math.max(1, depth / 2);
+    }
+
+    /**
+     * The two walks of {@link #postHeld} over the flushed messages, as one reusable processor (no allocation per
+     * flush): counting the visible ones up to a limit, then posting {@code limit} of them after {@code skip}.
+     */
+    private final class FlushedMessages implements ChannelOutboundBuffer.MessageProcessor {
+        private boolean posting;
+        private int skip;
+        private int limit;
+        int visited;
+        private int posted;
+
+        void start(int skip, int limit, boolean posting) {
+            this.skip = skip;
+            this.limit = limit;
+            this.posting = posting;
+            visited = 0;
+            posted = 0;
+        }
+
+        @Override
+        public boolean processMessage(Object msg) throws Exception {
+            if (!posting) {
+                return ++visited < limit;
+            }
+            if (visited++ < skip) {
+                return true;
+            }
+            boolean last = posted == limit - 1;
+            boolean signal = last || ++unsignaledRun >= signalInterval();
+            if (signal) {
+                unsignaledRun = 0;
+            }
+            stage(msg, signal, true);
+            return ++posted < limit;
+        }
+    }
+
+    /**
+     * Stages one message as the next work request of the chain (posted by {@link #postChain}, at once when the chain
+     * is full) and accounts for it as posted; {@code held}: it stays in the outbound buffer until retired.
+     */
+    private void stage(Object msg, boolean signal, boolean held) throws IOException {
+        int seq = tail;
+        SendWorkRequest wr = chain[chained];
+        start(wr, seq, signal);
+        InFlight f = inFlight[Integer.remainderUnsigned(seq, inFlight.length)];
+        if (msg instanceof ByteBuf || msg instanceof RdmaSend) {
+            RdmaSend send = msg instanceof RdmaSend ? (RdmaSend) msg : null;
+            ByteBuf content = send != null ? send.content() : (ByteBuf) msg;
+            f.reset(sendOpcode(wr, send));
+            int length = content.readableBytes();
+            if (length > 0 && !(length <= ep.maxInline && addInline(wr, content))) {
+                start(wr, seq, signal);
+                sendOpcode(wr, send);
+                int slot = ep.allocateSendSlot();
+                if (slot < 0) {
+                    throw new IllegalStateException("no free send slot although the send queue has room");
+                }
+                content.getBytes(content.readerIndex(), ep.sendSlab, slot * ep.sendSlotSize, length);
+                wr.addSge(ep.sendSlotAddress(slot), length, ep.sendRegion.lkey());
+                f.sendSlot = slot;
+            }
+        } else if (msg instanceof RdmaRemoteAccess) {
+            RdmaRemoteAccess a = (RdmaRemoteAccess) msg;
+            boolean write = a instanceof RdmaWrite;
+            wr.opcode(write ? WrOpcode.RDMA_WRITE : WrOpcode.RDMA_READ)
+                    .addSge(a.local().address() + a.offset(), a.length(), a.local().lkey())
+                    .remote(a.remoteAddress(), a.rkey());
+            f.reset(write ? RDMA_WRITE : RDMA_READ);
+            f.memory = a.local();
+        } else {
+            RdmaBindWindow b = (RdmaBindWindow) msg;
+            wr.opcode(WrOpcode.BIND_MW).bind(b.window().window, b.rkey(), b.memory().region(), b.address(),
+                    b.length(), b.access());
+            f.reset(BIND_WINDOW);
+            f.memory = b.memory();
+            f.bind = b;
+        }
+        if (f.memory != null) {
+            f.memory.use();
+        }
+        f.held = held;
+        f.signaled = signal;
+        if (held) {
+            heldInBuffer++;
+        }
+        lastPostedSignaled = signal;
+        tail++;
+        if (++chained == chain.length) {
+            postChain();
+        }
+    }
+
+    private void start(SendWorkRequest wr, int seq, boolean signal) {
+        wr.clear().wrId(WorkRequestIds.encode(channelId, WorkRequestIds.SEND_QUEUE, seq))
+                .sendFlags(signal ? SendFlags.SIGNALED : 0);
+    }
+
+    private static int sendOpcode(SendWorkRequest wr, RdmaSend send) {
+        if (send != null && send.isInvalidate()) {
+            wr.opcode(WrOpcode.SEND_WITH_INV).invalidateRkey(send.invalidateRkey());
+            return SEND_WITH_INVALIDATE;
+        }
+        wr.opcode(WrOpcode.SEND);
+        return SEND;
+    }
+
+    /** Posts the staged chain with one {@code ibv_post_send}; what the device rejected is unstaged. */
+    private void postChain() throws IOException {
+        int n = chained;
+        if (n == 0) {
+            return;
+        }
+        chained = 0;
+        try {
+            ep.qp.postSend(chain, n);
+        } catch (PostException ex) {
+            unstage(tail - n + ex.posted());
+            throw ex;
+        } catch (IOException | RuntimeException ex) {
+            unstage(tail - n);
+            throw ex;
+        }
+    }
+
+    /** Forgets a chain that will not be posted (a failure while staging it). */
+    private void abandonChain() {
+        int n = chained;
+        chained = 0;
+        unstage(tail - n);
+    }
+
+    /** Undoes the accounting of the staged requests from sequence {@code from} on (they were never posted). */
+    private void unstage(int from) {
+        while (tail - from > 0) {
+            tail--;
+            InFlight f = inFlight[Integer.remainderUnsigned(tail, inFlight.length)];
+            if (f.sendSlot >= 0) {
+                ep.freeSendSlot(f.sendSlot);
+            }
+            if (f.memory != null) {
+                f.memory.unuse();
+            }
+            if (f.held) {
+                heldInBuffer--;
+            }
+            f.reset(SEND);
+        }
+        lastPostedSignaled = tail == head || inFlight[Integer.remainderUnsigned(tail - 1, inFlight.length)].signaled;
+    }
+
+    /** Adds the content's components as inline SGEs to {@code wr}; false if a component has no memory address. */
+    private static boolean addInline(SendWorkRequest wr, ByteBuf content) {
+        int length = content.readableBytes();
+        if (content.hasMemoryAddress()) {
+            wr.addSge(content.memoryAddress() + content.readerIndex(), length, 0);
+        } else if (content instanceof CompositeByteBuf && content.nioBufferCount() <= SendWorkRequest.MAX_SGE) {
+            CompositeByteBuf c = (CompositeByteBuf) content;
+            int offset = c.readerIndex();
+            int end = offset + length;
+            while (offset < end) {
+                int ci = c.toComponentIndex(offset);
+                ByteBuf component = c.internalComponent(ci);
+                int componentStart = c.toByteIndex(ci);
+                int n = Math.min(end - offset, component.readableBytes() - (offset - componentStart));
+                if (!component.hasMemoryAddress() || wr.numSge() == SendWorkRequest.MAX_SGE) {
+                    return false;
+                }
+                if (n > 0) {
+                    wr.addSge(component.memoryAddress() + component.readerIndex() + (offset - componentStart), n, 0);
+                }
+                offset += n;
+            }
+        } else {
+            return false;
+        }
+        wr.sendFlags(wr.sendFlags() | SendFlags.INLINE);
+        return true;
+    }
+
+    /**
+     * Retires every work request up to and including sequence {@code seq}, whose completion had {@code status}:
+     * frees send slots, releases memory uses, marks bound windows, and completes the promises of held messages
+     * (a failure's cause is reported to the channel once).
+     */
+    void retire(int seq, int status) {
+        while (head - seq <= 0 && head != tail) {
+            InFlight f = inFlight[Integer.remainderUnsigned(head, inFlight.length)];
+            int st = head == seq ? status : WcStatus.SUCCESS;
+            head++;
+            if (f.sendSlot >= 0) {
+                ep.freeSendSlot(f.sendSlot);
+            }
+            if (f.memory != null) {
+                f.memory.unuse();
+            }
+            Throwable cause = null;
+            if (st == WcStatus.SUCCESS) {
+                if (f.bind != null) {
+                    channel.registry().bound(f.bind.window(), f.bind.rkey(), f.bind.memory());
+                }
+            } else if (f.kind != DRAIN_MARKER) {
+                cause = channel.workRequestFailed(NAMES[f.kind], st, f.held);
+            }
+            boolean held = f.held;
+            f.reset(SEND);
+            if (held) {
+                heldInBuffer--;
+                ChannelOutboundBuffer in = outbound;
+                skipCancelled(in);
+                if (in != null && in.current() != null) {
+                    if (cause == null) {
+                        in.remove();
+                    } else {
+                        in.remove(cause);
+                    }
+                }
+            }
+        }
+        if (outbound != null) {
+            outbound.setUserDefinedWritability(WRITABILITY_BIT, inFlight() < depth);
+        }
+    }
+
+    /**
+     * Removes writes cancelled before they were flushed from the head: the outbound buffer keeps them as flushed
+     * entries holding {@link Unpooled#EMPTY_BUFFER} but never shows them to {@code forEachFlushedMessage}.
+     */
+    private static void skipCancelled(ChannelOutboundBuffer in) {
+        while (in != null && in.current() == Unpooled.EMPTY_BUFFER) {
+            in.remove();
+        }
+    }
+
+    /**
+     * Closing, the queue pair in error: an unsignalled work request that completed successfully leaves no
+     * completion, and the flush covers only those still queued. So when the last one posted was unsignalled, a
+     * signalled zero-length RDMA Write is posted behind it (into the entry reserved for it): it flushes, and its
+     * completion retires everything before it (as the kernel's {@code ib_drain_sq}). Zero length: no memory is
+     * touched even if the queue pair did not go to error. False if it could not be posted.
+     */
+    boolean postDrainMarker() {
+        if (inFlight() == 0 || lastPostedSignaled) {
+            return true;
+        }
+        int seq = tail;
+        start(drainMarker, seq, true);
+        drainMarker.opcode(WrOpcode.RDMA_WRITE).remote(0, 0);
+        try {
+            ep.qp.postSend(drainMarker);
+        } catch (IOException ex) {
+            return false;
+        }
+        InFlight f = inFlight[Integer.remainderUnsigned(seq, inFlight.length)];
+        f.reset(DRAIN_MARKER);
+        f.signaled = true;
+        lastPostedSignaled = true;
+        tail++;
+        return true;
+    }
+}

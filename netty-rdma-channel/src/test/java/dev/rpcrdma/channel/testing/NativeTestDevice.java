@@ -1,0 +1,47 @@
+package dev.rpcrdma.channel.testing;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.rpcrdma.channel.RdmaFabric;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/**
+ * The RDMA device the {@code Native*} suites of every module run on in the VM stage ({@code tools/vm/run-rdma-tests}):
+ * skips a test where the native fabric is not usable, and names the address on the device,
+ * {@code -D}{@value #ADDRESS_PROPERTY} (default {@value #DEFAULT_ADDRESS}, the VM's dummy0 under Soft-RoCE).
+ * Shared with other modules through this module's test-jar. Stateless; safe from any thread.
+ */
+public final class NativeTestDevice {
+    /** The system property that names the device's address. */
+    public static final String ADDRESS_PROPERTY = "rdma.test.address";
+    /** The address of the VM's Soft-RoCE device. */
+    public static final String DEFAULT_ADDRESS = "192.0.2.1";
+
+    private NativeTestDevice() {
+    }
+
+    /**
+     * Skips the calling test unless the native fabric is usable here; {@code skipReason} says what ran instead,
+     * e.g. "the transport suite ran only on the software fabric".
+     */
+    public static void assumeNativeFabric(String skipReason) {
+        assumeTrue(RdmaFabric.NATIVE.isAvailable(), "SKIPPED: no native RDMA fabric (libibverbs, librdmacm and an"
+                + " RDMA device); " + skipReason);
+    }
+
+    /** The device's address as given ({@value #ADDRESS_PROPERTY}). */
+    public static String host() {
+        return System.getProperty(ADDRESS_PROPERTY, DEFAULT_ADDRESS);
+    }
+
+    /** The device's address, resolved. */
+    public static InetAddress address() {
+        try {
+            return InetAddress.getByName(host());
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,219 @@
+package dev.rpcrdma.handlers.backchannel;
+
+import dev.rpcrdma.handlers.RpcRdmaStats;
+import dev.rpcrdma.handlers.header.RpcRdmaHeader;
+import dev.rpcrdma.handlers.negotiation.InlineThresholds;
+import dev.rpcrdma.oncrpc.RpcBackchannel;
+import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.RpcBackchannelException;
+import dev.rpcrdma.oncrpc.client.RpcCallFailedEvent;
+import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
+import dev.rpcrdma.oncrpc.xdr.XdrException;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.internal.ObjectUtil;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+import java.nio.channels.ClosedChannelException;
+import java.util.ArrayDeque;
+import java.util.List;
+
+/**
+ * The server's side of the RPC-over-RDMA backchannel, used by the responder: it sends backward calls inline
+ * (draft-cel-nfsv4-rpcrdma-bidirection §2.4) and matches their replies (§2.5).
+ * <ul>
+ *   <li>Credits (§2.1.2): never more backward calls outstanding than the client's backward grant (one until its
+ *       first backward reply says more, as RFC 8166 §3.3.3 does for the forward direction) nor than the receives
+ *       this server reserves for backward replies (§2.2.2: the forward grant leaves them out); the others wait in
+ *       order, queued, not lost. A backward reply's rdma_credit of 0 (which §2.1.2 forbids) counts as 1.</li>
+ *   <li>A backward call made before the upper layer enabled the backchannel, or larger than it carries, is not sent:
+ *       the call fails with {@link RpcBackchannelException} (through {@link RpcCallFailedEvent}, then its write
+ *       promise).</li>
+ *   <li>A received backward reply that breaks the wire rules (chunk lists, rdma_xid, size, §2.3) closes the
+ *       connection, logged and counted; one that answers no outstanding call is discarded, logged and counted. A
+ *       backward call the RPC layer gave up on (timeout) keeps its credit until its reply or the connection's end,
+ *       as the client may still answer it.</li>
+ * </ul>
+ * Event-loop confined (the responder's).
+ */
+public final class BackwardCaller {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(BackwardCaller.class);
+
+    private final int reserved;
+    private final RpcRdmaStats stats;
+    private final RpcStats rpcStats;
+    private int maxMessage = BackwardMessages.maxMessageSize(InlineThresholds.DEFAULTS);
+    /** The client's backward grant (the rdma_credit of its last backward reply). */
+    private int grant = 1;
+    private final IntObjectHashMap<Queued> outstanding = new IntObjectHashMap<>();
+    private final ArrayDeque<Queued> queue = new ArrayDeque<>();
+
+    /** @param reserved receives this server keeps posted for backward replies: its most backward calls at once */
+    public BackwardCaller(int reserved, RpcRdmaStats stats, RpcStats rpcStats) {
+        this.reserved = ObjectUtil.checkPositive(reserved, "reserved");
+        this.stats = ObjectUtil.checkNotNull(stats, "stats");
+        this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
+    }
+
+    /** Receives reserved for backward replies (left out of the forward grant). */
+    public int reserved() {
+        return reserved;
+    }
+
+    /** The client's backward grant in force. */
+    public int grant() {
+        return grant;
+    }
+
+    /** Backward calls sent and not answered. */
+    public int outstanding() {
+        return outstanding.size();
+    }
+
+    /** Backward calls waiting for a credit. */
+    public int queued() {
+        return queue.size();
+    }
+
+    /** The connection's thresholds: sets the backchannel's size limit (also for the upper layer). */
+    public void negotiated(ChannelHandlerContext ctx, InlineThresholds thresholds) {
+        maxMessage = BackwardMessages.maxMessageSize(thresholds);
+        RpcBackchannel b = RpcBackchannel.of(ctx.channel());
+        if (b != null) {
+            b.maxMessageSize(maxMessage);
+        }
+    }
+
+    /** Sends (or queues) a backward call. Takes ownership of {@code call}. */
+    public void call(ChannelHandlerContext ctx, OutboundRpcMessage call, ChannelPromise promise) {
+        int xid = call.header().xid();
+        RpcBackchannel b = RpcBackchannel.of(ctx.channel());
+        if (b == null || !b.isEnabled()) {
+            call.release();
+            refuse(ctx, xid, promise, "the client has not enabled a backchannel on " + ctx.channel()
+                    + " (draft-cel-nfsv4-rpcrdma-bidirection §2.2.3)");
+            return;
+        }
+        XdrPayload payload;
+        try {
+            payload = RpcMessageCodec.encode(ctx.alloc(), call);
+        } finally {
+            call.release();
+        }
+        if (payload.inlineLength() > maxMessage) {
+            int length = payload.inlineLength();
+            payload.release();
+            refuse(ctx, xid, promise, "a backward call of " + length + " bytes exceeds what the backchannel carries ("
+                    + maxMessage + " bytes: min(inline send, inline receive, 4096) - 28; backward messages are "
+                    + "inline only, draft-cel-nfsv4-rpcrdma-bidirection §2.3)");
+            return;
+        }
+        if (outstanding.containsKey(xid)) {
+            payload.release();
+            refuse(ctx, xid, promise, "a backward call with xid " + Integer.toUnsignedString(xid)
+                    + " is already outstanding");
+            return;
+        }
+        Queued q = new Queued(xid, payload, promise);
+        if (!queue.isEmpty() || !canSend()) {
+            stats.recordBackwardQueued();
+        }
+        queue.add(q);
+        drain(ctx);
+    }
+
+    private boolean canSend() {
+        return outstanding.size() < Math.min(grant, reserved);
+    }
+
+    private void drain(ChannelHandlerContext ctx) {
+        boolean sent = false;
+        while (!queue.isEmpty() && canSend()) {
+            Queued q = queue.poll();
+            outstanding.put(q.xid, q);
+            ByteBuf send;
+            try {
+                send = BackwardMessages.encode(ctx.alloc(), q.xid, reserved, q.payload);
+            } finally {
+                q.payload.release();
+                q.payload = null;
+            }
+            ctx.write(send, q.promise);
+            sent = true;
+        }
+        if (sent) {
+            ctx.flush();
+        }
+    }
+
+    /** A received RDMA_MSG whose RPC message is a REPLY ({@link BackwardMessages#isReply}); {@code rpc} is borrowed. */
+    public void received(ChannelHandlerContext ctx, RpcRdmaHeader header, ByteBuf rpc) {
+        String violation = BackwardMessages.violation(header, rpc, maxMessage);
+        if (violation != null) {
+            stats.recordBackwardViolation();
+            rpcStats.recordBackwardDrop();
+            logger.warn("{} closing: a backward reply {} (draft-cel-nfsv4-rpcrdma-bidirection §2.3, §2.5)",
+                    ctx.channel(), violation);
+            ctx.close();
+            return;
+        }
+        if (outstanding.remove(header.xid()) == null) {
+            stats.recordDiscarded();
+            rpcStats.recordUnknownXidReply();
+            logger.warn("{} discarded a backward reply to no outstanding backward call: xid {}", ctx.channel(),
+                    Integer.toUnsignedString(header.xid()));
+            return;
+        }
+        grant = Math.max(1, header.credits());
+        InboundRpcMessage message;
+        try {
+            message = RpcMessageCodec.decode(rpc.retainedSlice(), List.of());
+        } catch (XdrException e) {
+            rpcStats.recordMalformedMessage();
+            logger.warn("{} dropped an undecodable backward reply to xid {}: {}", ctx.channel(),
+                    Integer.toUnsignedString(header.xid()), e.getMessage());
+            drain(ctx);
+            return;
+        }
+        ctx.fireChannelRead(message);
+        drain(ctx);
+    }
+
+    /** The connection went: queued calls fail (the RPC layer fails the outstanding ones). */
+    public void inactive() {
+        outstanding.clear();
+        ClosedChannelException closed = new ClosedChannelException();
+        Queued q;
+        while ((q = queue.poll()) != null) {
+            q.payload.release();
+            q.promise.tryFailure(closed);
+        }
+    }
+
+    private void refuse(ChannelHandlerContext ctx, int xid, ChannelPromise promise, String why) {
+        RpcBackchannelException e = new RpcBackchannelException(why);
+        logger.debug("{} backward call xid {} not sent: {}", ctx.channel(), Integer.toUnsignedString(xid), why);
+        // The typed failure reaches the caller first; the promise's failure then finds the call gone.
+        ctx.fireUserEventTriggered(new RpcCallFailedEvent(xid, e));
+        promise.tryFailure(e);
+    }
+
+    /** A backward call waiting for a credit: its encoded RPC message and its write promise. */
+    private static final class Queued {
+        final int xid;
+        XdrPayload payload;
+        final ChannelPromise promise;
+
+        Queued(int xid, XdrPayload payload, ChannelPromise promise) {
+            this.xid = xid;
+            this.payload = payload;
+            this.promise = promise;
+        }
+    }
+}

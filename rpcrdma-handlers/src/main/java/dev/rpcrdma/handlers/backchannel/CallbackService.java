@@ -1,0 +1,165 @@
+package dev.rpcrdma.handlers.backchannel;
+
+import dev.rpcrdma.handlers.RpcRdmaStats;
+import dev.rpcrdma.handlers.header.RpcRdmaHeader;
+import dev.rpcrdma.handlers.negotiation.InlineThresholds;
+import dev.rpcrdma.oncrpc.RpcBackchannel;
+import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.RpcBackchannelException;
+import dev.rpcrdma.oncrpc.message.AcceptStat;
+import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.OpaqueAuth;
+import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
+import dev.rpcrdma.oncrpc.message.RpcReply;
+import dev.rpcrdma.oncrpc.xdr.XdrException;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.util.internal.ObjectUtil;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+import java.util.List;
+
+/**
+ * The client's side of the RPC-over-RDMA backchannel, used by the requester: it serves backward calls within the
+ * backward credits it grants (draft-cel-nfsv4-rpcrdma-bidirection §2.1.2; the client's receive queue holds that many
+ * receives more than the forward direction needs, §2.2.1) and sends the callback programs' replies inline.
+ * <ul>
+ *   <li>A backward call that breaks the wire rules (chunk lists, rdma_xid not the RPC xid, larger than the
+ *       backchannel, §2.3 to §2.5), or that exceeds the backward credits (§2.1.2: Linux's client drops the
+ *       connection too, "backchannel overflow"), closes the connection: logged, counted.</li>
+ *   <li>A well-formed backward call on a connection whose backchannel the upper layer has not enabled, or that has no
+ *       callback service at all, is logged, counted ({@link RpcStats#backwardDrops()}) and dropped; nothing else
+ *       breaks (§2.2.3).</li>
+ *   <li>Replies carry the backward grant in rdma_credit (never 0, §2.1.2). A reply larger than the backchannel is
+ *       replaced by SYSTEM_ERR (which fits), logged and counted, and its write promise fails.</li>
+ * </ul>
+ * Event-loop confined (the requester's).
+ */
+public final class CallbackService {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(CallbackService.class);
+
+    private final int grant;
+    private final RpcRdmaStats stats;
+    private final RpcStats rpcStats;
+    private int maxMessage = BackwardMessages.maxMessageSize(InlineThresholds.DEFAULTS);
+    private int outstanding;
+
+    /** @param grant the backward credits this client grants (receives it keeps posted for backward calls) */
+    public CallbackService(int grant, RpcRdmaStats stats, RpcStats rpcStats) {
+        this.grant = ObjectUtil.checkPositive(grant, "grant");
+        this.stats = ObjectUtil.checkNotNull(stats, "stats");
+        this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
+    }
+
+    /** The backward credits granted. */
+    public int grant() {
+        return grant;
+    }
+
+    /** Backward calls received and not answered yet. */
+    public int outstanding() {
+        return outstanding;
+    }
+
+    /** The connection's thresholds are known: sets the backchannel's size limit (also for the upper layer). */
+    public void negotiated(ChannelHandlerContext ctx, InlineThresholds thresholds) {
+        maxMessage = BackwardMessages.maxMessageSize(thresholds);
+        RpcBackchannel b = RpcBackchannel.of(ctx.channel());
+        if (b != null) {
+            b.maxMessageSize(maxMessage);
+        }
+    }
+
+    /** A received RDMA_MSG whose RPC message is a CALL ({@link BackwardMessages#isCall}); {@code rpc} is borrowed. */
+    public void received(ChannelHandlerContext ctx, RpcRdmaHeader header, ByteBuf rpc) {
+        String violation = BackwardMessages.violation(header, rpc, maxMessage);
+        if (violation != null) {
+            dropConnection(ctx, "a backward call " + violation + " (draft-cel-nfsv4-rpcrdma-bidirection §2.3-§2.4)");
+            return;
+        }
+        RpcBackchannel b = RpcBackchannel.of(ctx.channel());
+        if (b == null || !b.isEnabled()) {
+            rpcStats.recordUnexpectedMessage();
+            rpcStats.recordBackwardDrop();
+            logger.warn("{} dropped backward call xid {}: {} (draft-cel-nfsv4-rpcrdma-bidirection §2.2.3)",
+                    ctx.channel(), Integer.toUnsignedString(header.xid()), b == null
+                            ? "no callback service on this connection" : "the backchannel is not enabled");
+            return;
+        }
+        if (outstanding >= grant) {
+            dropConnection(ctx, "backchannel overflow: " + (outstanding + 1) + " backward calls outstanding, "
+                    + grant + " granted (draft-cel-nfsv4-rpcrdma-bidirection §2.1.2)");
+            return;
+        }
+        InboundRpcMessage message;
+        try {
+            message = RpcMessageCodec.decode(rpc.retainedSlice(), List.of());
+        } catch (XdrException e) {
+            dropConnection(ctx, "an undecodable backward call: " + e.getMessage()
+                    + " (draft-cel-nfsv4-rpcrdma-bidirection §2.3)");
+            return;
+        }
+        outstanding++;
+        ctx.fireChannelRead(message);
+    }
+
+    /** Sends the reply to a backward call, inline. Takes ownership of {@code reply}. */
+    public void reply(ChannelHandlerContext ctx, OutboundRpcMessage reply, ChannelPromise promise) {
+        if (outstanding > 0) {
+            outstanding--;
+        }
+        int xid = reply.header().xid();
+        XdrPayload payload;
+        try {
+            payload = RpcMessageCodec.encode(ctx.alloc(), reply);
+        } finally {
+            reply.release();
+        }
+        Throwable failure = null;
+        if (payload.inlineLength() > maxMessage) {
+            rpcStats.recordBackwardDrop();
+            logger.warn("{} the reply to backward call xid {} is {} bytes, more than the backchannel's {}: "
+                    + "answering SYSTEM_ERR", ctx.channel(), Integer.toUnsignedString(xid), payload.inlineLength(),
+                    maxMessage);
+            failure = new RpcBackchannelException("the reply to backward call " + Integer.toUnsignedString(xid)
+                    + " is " + payload.inlineLength() + " bytes, more than the backchannel carries (" + maxMessage
+                    + "): SYSTEM_ERR was sent instead");
+            payload.release();
+            OutboundRpcMessage error = new OutboundRpcMessage(RpcReply.accepted(xid, OpaqueAuth.NONE,
+                    AcceptStat.SYSTEM_ERR), XdrPayload.newPayload(ctx.alloc()));
+            try {
+                payload = RpcMessageCodec.encode(ctx.alloc(), error);
+            } finally {
+                error.release();
+            }
+        }
+        ByteBuf send;
+        try {
+            send = BackwardMessages.encode(ctx.alloc(), xid, grant, payload);
+        } finally {
+            payload.release();
+        }
+        if (failure == null) {
+            ctx.writeAndFlush(send, promise);
+        } else {
+            ctx.writeAndFlush(send);
+            promise.tryFailure(failure);
+        }
+    }
+
+    /** The connection went: nothing is outstanding any more. */
+    public void inactive() {
+        outstanding = 0;
+    }
+
+    private void dropConnection(ChannelHandlerContext ctx, String why) {
+        stats.recordBackwardViolation();
+        rpcStats.recordBackwardDrop();
+        logger.warn("{} closing: {}", ctx.channel(), why);
+        ctx.close();
+    }
+}
