@@ -19,20 +19,20 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 /**
  * The NFS server's RPC-over-RDMA (RFC 8166) listener, set up as the echo sample's RdmaTransport does: the same
  * {@link RpcDispatcher} behind rpcrdma-handlers' {@link RpcRdmaServerInitializer} on netty-rdma-channel, over the
- * native fabric (a real or Soft-RoCE device) or the in-process software fabric. Backward calls (the NFSv4.1
- * callback channel) need the initializer's backchannel; until the RDMA transport offers one, CREATE_SESSION over
- * RDMA answers without CONN_BACK_CHAN and no delegations are granted there. Built once by {@link Nfs4Server}.
+ * native fabric (a real or Soft-RoCE device) or the in-process software fabric, with the initializer's
+ * backchannel (RFC 8167) so the NFSv4.1 callbacks (CB_RECALL) reach RDMA clients on their own connection. Built
+ * once by {@link Nfs4Server}.
  */
 final class RdmaListener {
     private RdmaListener() {
     }
 
     /**
-     * Whether RDMA connections get a backchannel (NFSv4.1 callbacks, delegations). Switching it on is one call:
-     * {@code new RpcRdmaServerInitializer(...).withBackchannel()} in {@link #bootstrap}, once rpcrdma-handlers
-     * offers it; then set this to true (LinuxKernelClientTest's RDMA recall test runs only then).
+     * Whether RDMA connections get a backchannel (NFSv4.1 callbacks, delegations): the one call
+     * {@code RpcRdmaServerInitializer.withBackchannel()} in {@link #bootstrap} (LinuxKernelClientTest's RDMA
+     * recall test runs only with it).
      */
-    static final boolean BACKCHANNEL = false;
+    static final boolean BACKCHANNEL = true;
 
     static Fabric fabric(String selector) {
         return switch (selector) {
@@ -56,8 +56,10 @@ final class RdmaListener {
     static ServerBootstrap bootstrap(EventLoopGroup group, RpcDispatcher dispatcher, RpcRdmaStats stats) {
         RpcRdmaConfig config = RpcRdmaConfig.DEFAULT.withLimits(RpcRdmaLimits.DEFAULT,
                 SessionOps.MAX_MESSAGE + 4096);
-        // With the RDMA backchannel: new RpcRdmaServerInitializer(dispatcher, config, stats).withBackchannel()
         RpcRdmaServerInitializer init = new RpcRdmaServerInitializer(dispatcher, config, stats);
+        if (BACKCHANNEL) {
+            init = init.withBackchannel();
+        }
         return init.configure(new ServerBootstrap().group(group).channel(RdmaServerChannel.class).childHandler(init));
     }
 }
