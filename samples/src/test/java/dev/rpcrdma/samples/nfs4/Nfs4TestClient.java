@@ -37,7 +37,9 @@ final class Nfs4TestClient implements AutoCloseable {
     static final int CB_PROGRAM = 0x40000000;
     static final CallOptions OPTIONS = CallOptions.DEFAULT
             .withCredential(new AuthSysCredential(1, "test", 0, 0).toOpaqueAuth())
-            .withTimeout(Duration.ofSeconds(30));
+            .withTimeout(Duration.ofSeconds(30))
+            // Over RDMA: a Write chunk for a READ's data and a Reply chunk for a large reply (TCP ignores hints).
+            .withReplyHints(1 << 20, (1 << 20) + 65536);
 
     /** A recall received over the backchannel: the delegation stateid and the file handle. */
     record Recall(byte[] stateid, byte[] fh) {
@@ -59,14 +61,29 @@ final class Nfs4TestClient implements AutoCloseable {
         this.owner = owner;
     }
 
+    /** Connects over TCP. */
     static Nfs4TestClient connect(EventLoopGroup group, InetSocketAddress server, String owner) throws Exception {
+        return connect(server, owner, callbacks -> new Bootstrap().group(group).channel(NioSocketChannel.class)
+                .handler(new TcpRpcClientInitializer(new RpcStats(), TcpRpcConfig.DEFAULT, Duration.ofSeconds(30))
+                        .withCallbacks(callbacks)));
+    }
+
+    /** Connects over RPC-over-RDMA ({@code group} runs RDMA channels on some fabric). */
+    static Nfs4TestClient connectRdma(EventLoopGroup group, InetSocketAddress server, String owner) throws Exception {
+        return connect(server, owner, callbacks -> new Bootstrap().group(group)
+                .channel(dev.rpcrdma.channel.RdmaChannel.class)
+                .handler(new dev.rpcrdma.handlers.RpcRdmaClientInitializer(new RpcStats(),
+                        dev.rpcrdma.handlers.RpcRdmaConfig.DEFAULT, new dev.rpcrdma.handlers.RpcRdmaStats(),
+                        Duration.ofSeconds(30)).withCallbacks(callbacks)));
+    }
+
+    private static Nfs4TestClient connect(InetSocketAddress server, String owner,
+                                          java.util.function.Function<RpcDispatcher, Bootstrap> bootstrap)
+            throws Exception {
         Nfs4TestClient[] self = new Nfs4TestClient[1];
         RpcProgramRegistry callbacks = new RpcProgramRegistry().registerNull(CB_PROGRAM, 1)
                 .register(CB_PROGRAM, 1, 1, (call, args) -> self[0].cbCompound(call, args));
-        TcpRpcClientInitializer init = new TcpRpcClientInitializer(new RpcStats(), TcpRpcConfig.DEFAULT,
-                Duration.ofSeconds(30)).withCallbacks(new RpcDispatcher(callbacks, new RpcStats()));
-        Channel ch = new Bootstrap().group(group).channel(NioSocketChannel.class).handler(init).connect(server)
-                .sync().channel();
+        Channel ch = bootstrap.apply(new RpcDispatcher(callbacks, new RpcStats())).connect(server).sync().channel();
         self[0] = new Nfs4TestClient(ch, owner);
         return self[0];
     }
@@ -172,6 +189,37 @@ final class Nfs4TestClient implements AutoCloseable {
             byte[] bytes = new byte[b.readableBytes()];
             b.readBytes(bytes);
             return bytes;
+        }, OPTIONS);
+    }
+
+    /**
+     * SEQUENCE + PUTFH + READ, decoded in the reply decoder itself: over RDMA the data was placed by a Write chunk
+     * and only {@link XdrReader#readDdpOpaque} finds it. Returns the data (the test checks eof separately).
+     */
+    byte[] read(byte[] fh, byte[] stateid, long offset, int count) throws Exception {
+        Compound c = sequenced().putfh(fh).read(stateid, offset, count);
+        return rpc.callAndWait(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, c.payload(rpc), r -> {
+            if (r.readInt() != 0) {
+                throw new XdrException("READ compound failed");
+            }
+            r.readString(1024);
+            r.readInt();
+            r.readInt();
+            r.readInt();
+            r.readFixedOpaque(16 + 5 * 4); // SEQUENCE4resok
+            r.readInt();
+            r.readInt(); // PUTFH
+            r.readInt();
+            r.readInt();
+            r.readBool();
+            ByteBuf data = r.readDdpOpaque(count);
+            try {
+                byte[] bytes = new byte[data.readableBytes()];
+                data.readBytes(bytes);
+                return bytes;
+            } finally {
+                data.release();
+            }
         }, OPTIONS);
     }
 
