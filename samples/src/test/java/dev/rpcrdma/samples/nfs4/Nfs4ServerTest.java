@@ -312,4 +312,79 @@ class Nfs4ServerTest {
         Nfs4TestClient.Reply r = c.call(c.sequenced().putrootfh());
         assertEquals(Nfs4.NFS4ERR_BADSESSION, r.status);
     }
+
+    @Test
+    void openVariantsShareReservationsDowngradeAndTruncation() throws Exception {
+        Nfs4TestClient a = client("open-a");
+        Nfs4TestClient b = client("open-b");
+        a.mount();
+        b.mount();
+        byte[] verifier = {1, 2, 3, 4, 5, 6, 7, 8};
+        // EXCLUSIVE4_1: created with the verifier; the same create again (a retransmission) succeeds, another
+        // verifier gets EXIST; GUARDED4 on an existing name gets EXIST.
+        Nfs4TestClient.Reply r = a.call(a.sequenced().putrootfh().openHow("a", Nfs4.OPEN4_SHARE_ACCESS_BOTH,
+                Nfs4.OPEN4_SHARE_ACCESS_WRITE, Nfs4.EXCLUSIVE4_1, verifier, "x").getfh());
+        r.sequenceFlags();
+        r.ok(Nfs4.OP_PUTROOTFH);
+        byte[] first = r.open()[0];
+        byte[] fh = r.fh();
+        r = a.call(a.sequenced().putrootfh().openHow("a", Nfs4.OPEN4_SHARE_ACCESS_BOTH,
+                Nfs4.OPEN4_SHARE_ACCESS_WRITE, Nfs4.EXCLUSIVE4_1, verifier, "x"));
+        r.sequenceFlags();
+        r.ok(Nfs4.OP_PUTROOTFH);
+        byte[] st = r.open()[0];
+        assertEquals(first[3] + 1, st[3], "the same open-owner's second OPEN bumps the stateid's seqid");
+        assertEquals(Nfs4.NFS4ERR_EXIST, a.call(a.sequenced().putrootfh().openHow("a",
+                Nfs4.OPEN4_SHARE_ACCESS_BOTH, 0, Nfs4.EXCLUSIVE4_1, new byte[8], "x")).status);
+        assertEquals(Nfs4.NFS4ERR_EXIST, a.call(a.sequenced().putrootfh().openHow("a",
+                Nfs4.OPEN4_SHARE_ACCESS_BOTH, 0, Nfs4.GUARDED4, null, "x")).status);
+        // A denies write: B's write open is SHARE_DENIED, its read open (CLAIM_FH) is fine.
+        assertEquals(Nfs4.NFS4ERR_SHARE_DENIED, b.call(b.sequenced().putfh(fh).openHow("b",
+                Nfs4.OPEN4_SHARE_ACCESS_WRITE, 0, -1, null, null)).status);
+        r = b.call(b.sequenced().putfh(fh).openHow("b", Nfs4.OPEN4_SHARE_ACCESS_READ, 0, -1, null, null));
+        r.sequenceFlags();
+        r.ok(Nfs4.OP_PUTFH);
+        r.open(); // the same open-owner upgrades this open below (a new seqid)
+        // A writes, downgrades to read (deny none), then B may open for write.
+        r = a.call(a.sequenced().putfh(fh).write(st, 0, pattern(10_000, 5), Nfs4.FILE_SYNC4));
+        assertEquals(0, r.status);
+        a.slotSeq++;
+        Nfs4TestClient.Compound down = a.sequence(a.sessionId, a.slotSeq, 0, false).putfh(fh)
+                .op(Nfs4.OP_OPEN_DOWNGRADE);
+        down.w.writeFixedOpaque(st).writeInt(0).writeInt(Nfs4.OPEN4_SHARE_ACCESS_READ).writeInt(0);
+        r = a.call(down);
+        r.sequenceFlags();
+        r.ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_OPEN_DOWNGRADE);
+        byte[] downgraded = r.in.readFixedOpaque(16);
+        assertEquals(Nfs4.NFS4ERR_OLD_STATEID, a.call(a.sequenced().putfh(fh).read(st, 0, 10)).status,
+                "the stateid before the downgrade is old");
+        assertEquals(Nfs4.NFS4ERR_OPENMODE, a.call(a.sequenced().putfh(fh).write(downgraded, 0, new byte[1],
+                Nfs4.UNSTABLE4)).status);
+        r = b.call(b.sequenced().putfh(fh).openHow("b", Nfs4.OPEN4_SHARE_ACCESS_WRITE, 0, -1, null, null));
+        r.sequenceFlags();
+        r.ok(Nfs4.OP_PUTFH);
+        byte[] bWrite = r.open()[0];
+        // Truncation by SETATTR size with B's open stateid.
+        Nfs4TestClient.Compound trunc = b.sequenced().putfh(fh).op(Nfs4.OP_SETATTR);
+        trunc.w.writeFixedOpaque(bWrite);
+        Attributes.writeBitmap(trunc.w, Attributes.bitmap(Attributes.SIZE));
+        trunc.w.writeInt(8).writeHyper(100);
+        r = b.call(trunc.getattr(Attributes.SIZE));
+        r.sequenceFlags();
+        r.ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_SETATTR);
+        Attributes.readBitmap(r.in);
+        r.ok(Nfs4.OP_GETATTR);
+        assertEquals(100, r.fattr().readHyper());
+        assertArrayEquals(java.util.Arrays.copyOf(pattern(10_000, 5), 100), b.read(fh, bWrite, 0, 1000));
+        // SETATTR with a stateid of another client is BAD_STATEID (and reports an empty attrsset).
+        Nfs4TestClient.Compound foreign = a.sequenced().putfh(fh).op(Nfs4.OP_SETATTR);
+        foreign.w.writeFixedOpaque(bWrite);
+        Attributes.writeBitmap(foreign.w, Attributes.bitmap(Attributes.SIZE));
+        foreign.w.writeInt(8).writeHyper(0);
+        r = a.call(foreign);
+        r.sequenceFlags();
+        r.ok(Nfs4.OP_PUTFH);
+        assertEquals(Nfs4.NFS4ERR_BAD_STATEID, r.next(Nfs4.OP_SETATTR));
+        assertEquals(0, r.in.readInt(), "attrsset is there, empty");
+    }
 }

@@ -308,6 +308,28 @@ final class Nfs4TestClient implements AutoCloseable {
             return this;
         }
 
+        /** OPEN by name with an explicit create mode and verifier (GUARDED4, EXCLUSIVE4_1) or CLAIM_FH (null name). */
+        Compound openHow(String owner, int access, int deny, int createMode, byte[] verifier, String name) {
+            op(Nfs4.OP_OPEN).w.writeInt(0).writeInt(access).writeInt(deny).writeHyper(0)
+                    .writeOpaque(owner.getBytes(StandardCharsets.UTF_8));
+            if (createMode < 0) {
+                w.writeInt(Nfs4.OPEN4_NOCREATE);
+            } else {
+                w.writeInt(Nfs4.OPEN4_CREATE).writeInt(createMode);
+                if (createMode == Nfs4.EXCLUSIVE4_1) {
+                    w.writeFixedOpaque(verifier);
+                }
+                Attributes.writeBitmap(w, Attributes.bitmap(Attributes.MODE));
+                w.writeInt(4).writeInt(0600);
+            }
+            if (name == null) {
+                w.writeInt(Nfs4.CLAIM_FH);
+            } else {
+                w.writeInt(Nfs4.CLAIM_NULL).writeString(name);
+            }
+            return this;
+        }
+
         Compound close(byte[] stateid) {
             op(Nfs4.OP_CLOSE).w.writeInt(0).writeFixedOpaque(stateid);
             return this;
