@@ -20,17 +20,24 @@ final class Nfs4Options {
     int threads = 2;
     /** RDMA fabric: auto, native or software. */
     String fabric = "auto";
+    /** RPC-over-RDMA inline send/receive size this server advertises (RFC 8797). */
+    int inline = 4096;
+    /** Whether the server offers remote invalidation (RFC 8797 R bit). */
+    boolean remoteInvalidation = true;
 
     static final String USAGE = String.join("\n",
             "usage: run-nfs-server [--transport tcp|rdma|both] [--port N] [--rdma-port N] [--address A]",
             "                      [--export DIR] [--lease SECONDS] [--threads N] [--fabric auto|native|software]",
+            "                      [--inline BYTES] [--remote-invalidation on|off]",
             "  --transport  what to listen on (default tcp; rdma needs an RDMA device, e.g. Soft-RoCE)",
             "  --port       TCP port (default 2049)",
             "  --rdma-port  RPC-over-RDMA port (default 20049)",
             "  --address    listen address (default 0.0.0.0)",
             "  --export     serve this host directory (default: an in-memory tree, lost at exit)",
             "  --lease      lease time in seconds (default 90)",
-            "  --threads    event-loop threads per transport (default 2)");
+            "  --threads    event-loop threads per transport (default 2)",
+            "  --inline     RPC-over-RDMA inline size advertised (default 4096)",
+            "  --remote-invalidation  offer remote invalidation over RDMA (default on)");
 
     static Nfs4Options parse(String... args) {
         Nfs4Options o = new Nfs4Options();
@@ -68,6 +75,13 @@ final class Nfs4Options {
                 case "--lease" -> o.leaseSeconds = number(a, v, 1, 3600);
                 case "--threads" -> o.threads = number(a, v, 1, 256);
                 case "--fabric" -> o.fabric = v;
+                case "--inline" -> o.inline = number(a, v, 1024, 1 << 20);
+                case "--remote-invalidation" -> {
+                    if (!v.equals("on") && !v.equals("off")) {
+                        throw new IllegalArgumentException("--remote-invalidation: on or off, not " + v);
+                    }
+                    o.remoteInvalidation = v.equals("on");
+                }
                 default -> throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
             }
         }

@@ -107,7 +107,8 @@ public final class Nfs4Server implements AutoCloseable {
             if (o.rdma) {
                 EventLoopGroup g = RdmaListener.newGroup(o.threads, RdmaListener.fabric(o.fabric));
                 server.groups.add(g);
-                server.rdmaAddress = server.listen(RdmaListener.bootstrap(g, dispatcher, server.rdmaStats),
+                server.rdmaAddress = server.listen(RdmaListener.bootstrap(g, dispatcher, server.rdmaStats,
+                        o.inline, o.remoteInvalidation),
                         o.address, o.rdmaPort);
             }
             EventLoopGroup timer = server.groups.get(0);

@@ -53,9 +53,11 @@ final class RdmaListener {
                 .fabric(fabric)));
     }
 
-    static ServerBootstrap bootstrap(EventLoopGroup group, RpcDispatcher dispatcher, RpcRdmaStats stats) {
-        RpcRdmaConfig config = RpcRdmaConfig.DEFAULT.withLimits(RpcRdmaLimits.DEFAULT,
-                SessionOps.MAX_MESSAGE + 4096);
+    static ServerBootstrap bootstrap(EventLoopGroup group, RpcDispatcher dispatcher, RpcRdmaStats stats,
+                                     int inline, boolean remoteInvalidation) {
+        RpcRdmaConfig config = RpcRdmaConfig.DEFAULT.withInlineSizes(inline, inline)
+                .withRemoteInvalidation(remoteInvalidation)
+                .withLimits(RpcRdmaLimits.DEFAULT, SessionOps.MAX_MESSAGE + 4096);
         RpcRdmaServerInitializer init = new RpcRdmaServerInitializer(dispatcher, config, stats);
         if (BACKCHANNEL) {
             init = init.withBackchannel();

@@ -208,4 +208,31 @@ class LinuxKernelClientTest {
                 "--fabric", "native", "--lease", "20");
         workload("rdma", 20049);
     }
+
+    /**
+     * Negotiation variants: our inline size 1 KiB (so more replies need Reply chunks) with remote invalidation
+     * off, then 4 KiB with it on (the kernel may invalidate our keys remotely: Send With Invalidate).
+     */
+    @Test
+    void kernelClientOverRdmaNegotiationVariants() throws Exception {
+        for (String[] variant : new String[][] {{"1024", "off"}, {"4096", "on"}}) {
+            server = Nfs4Server.start("--transport", "rdma", "--rdma-port", "20049", "--address", addr,
+                    "--fabric", "native", "--lease", "20", "--inline", variant[0], "--remote-invalidation",
+                    variant[1]);
+            sh(mountCommand("rdma", 20049) + " && dd if=/dev/urandom of=/tmp/nfs41-small bs=64k count=64 2>&1"
+                    + " && cp /tmp/nfs41-small " + MNT + "/small && mkdir " + MNT + "/dir && i=0; while [ $i -lt 100 ];"
+                    + " do : > " + MNT + "/dir/f$i; i=$((i+1)); done; umount " + MNT + " && "
+                    + mountCommand("rdma", 20049) + " && cmp /tmp/nfs41-small " + MNT + "/small && ls -l " + MNT
+                    + "/dir | wc -l && umount " + MNT + " && echo OK");
+            System.out.println("inline " + variant[0] + ", remote invalidation " + variant[1] + ": "
+                    + server.rdmaStats());
+            if (variant[1].equals("off")) {
+                assertEquals(0, server.rdmaStats().remoteInvalidations(), "no Send With Invalidate when off");
+            } else {
+                assertTrue(server.rdmaStats().remoteInvalidations() > 0, "Send With Invalidate when both allow it");
+            }
+            server.close();
+            server = null;
+        }
+    }
 }
