@@ -235,4 +235,19 @@ class LinuxKernelClientTest {
             server = null;
         }
     }
+
+    /** The host-directory backend ({@code --export}) under the kernel client over RDMA: files land in the directory. */
+    @Test
+    void kernelClientOnAHostDirectoryExport() throws Exception {
+        String export = "/tmp/nfs41-export";
+        sh("rm -rf " + export + " && mkdir -p " + export + " && echo from-the-host > " + export + "/hello");
+        server = Nfs4Server.start("--transport", "rdma", "--rdma-port", "20049", "--address", addr,
+                "--fabric", "native", "--lease", "20", "--export", export);
+        sh(mountCommand("rdma", 20049) + " && cat " + MNT + "/hello && dd if=/dev/urandom of=/tmp/nfs41-8m bs=1M"
+                + " count=8 2>&1 && cp /tmp/nfs41-8m " + MNT + "/eight && mkdir " + MNT + "/sub && mv " + MNT
+                + "/eight " + MNT + "/sub/moved && umount " + MNT + " && " + mountCommand("rdma", 20049) + " && cmp "
+                + "/tmp/nfs41-8m " + MNT + "/sub/moved && cmp /tmp/nfs41-8m " + export + "/sub/moved && ls -lR " + MNT
+                + " && rm -r " + MNT + "/sub && ls " + export + " && umount " + MNT + " && echo OK");
+        assertEquals("hello", run("ls " + export, 60).trim(), "what the client removed is gone from the directory");
+    }
 }
