@@ -1,0 +1,115 @@
+package dev.rpcrdma.samples.nfs4;
+
+import dev.rpcrdma.oncrpc.message.AuthSysCredential;
+import dev.rpcrdma.oncrpc.server.RpcCallContext;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The state of one COMPOUND while it runs (RFC 5661 §16.2.3): current and saved file handles, current stateid,
+ * the session and slot SEQUENCE established, the caller's AUTH_SYS identity, and the server. Confined to the
+ * compound's processing (with the {@link Nfs4State} lock held).
+ */
+final class CompoundContext {
+    /** "No file handle". */
+    static final long NONE = -1;
+    /** Magic at the start of our file handles. */
+    private static final int FH_MAGIC = 0x4e465334;
+
+    final Nfs4Server server;
+    final Nfs4State state;
+    final Nfs4FileSystem fs;
+    final RpcCallContext call;
+    final int uid;
+    final int gid;
+    long currentFh = NONE;
+    long savedFh = NONE;
+    StateId currentStateid;
+    Session session;
+    /** The slot of a new request SEQUENCE accepted (its reply is cached at the end), or null. */
+    Session.Slot slot;
+    /** The client asked this reply to be cached (sa_cachethis). */
+    boolean cacheThis;
+    /** A retransmission's cached reply that answers the whole compound, or null. */
+    io.netty.buffer.ByteBuf replay;
+    /** The number of operations in the compound and its inline size (SEQUENCE checks them). */
+    int opCount;
+    int requestSize;
+
+    CompoundContext(Nfs4Server server, RpcCallContext call) {
+        this.server = server;
+        this.state = server.state();
+        this.fs = server.fileSystem();
+        this.call = call;
+        AuthSysCredential cred = call.authSys();
+        this.uid = cred != null ? cred.uid() : 65534;
+        this.gid = cred != null ? cred.gid() : 65534;
+    }
+
+    /** The client of the compound's session: OP_NOT_IN_SESSION... is caught earlier; here a session exists. */
+    ClientRecord client() throws Nfs4Exception {
+        if (session == null) {
+            throw new Nfs4Exception(Nfs4.NFS4ERR_OP_NOT_IN_SESSION);
+        }
+        return session.client;
+    }
+
+    long current() throws Nfs4Exception {
+        if (currentFh == NONE) {
+            throw new Nfs4Exception(Nfs4.NFS4ERR_NOFILEHANDLE);
+        }
+        return currentFh;
+    }
+
+    long saved() throws Nfs4Exception {
+        if (savedFh == NONE) {
+            throw new Nfs4Exception(Nfs4.NFS4ERR_NOFILEHANDLE);
+        }
+        return savedFh;
+    }
+
+    /** The current file handle, which must be a directory (NOTDIR otherwise). */
+    long currentDirectory() throws Nfs4Exception {
+        long fh = current();
+        if (!fs.attrs(fh).isDirectory()) {
+            throw new Nfs4Exception(Nfs4.NFS4ERR_NOTDIR);
+        }
+        return fh;
+    }
+
+    static byte[] fileHandle(long fileid) {
+        return ByteBuffer.allocate(12).putInt(FH_MAGIC).putLong(fileid).array();
+    }
+
+    /** The file id in a handle; BADHANDLE if it is not one of ours (RFC 5661 §4.2.3). */
+    static long fileid(byte[] fh) throws Nfs4Exception {
+        if (fh.length != 12) {
+            throw new Nfs4Exception(Nfs4.NFS4ERR_BADHANDLE);
+        }
+        ByteBuffer b = ByteBuffer.wrap(fh);
+        if (b.getInt() != FH_MAGIC) {
+            throw new Nfs4Exception(Nfs4.NFS4ERR_BADHANDLE);
+        }
+        return b.getLong();
+    }
+
+    /** Checks a component name (RFC 5661 §14.2, §18.15.3): INVAL empty, NAMETOOLONG, BADNAME for ".", ".." or "/". */
+    static String checkName(String name) throws Nfs4Exception {
+        if (name.isEmpty()) {
+            throw new Nfs4Exception(Nfs4.NFS4ERR_INVAL);
+        }
+        if (name.length() > Nfs4.MAX_NAME) {
+            throw new Nfs4Exception(Nfs4.NFS4ERR_NAMETOOLONG);
+        }
+        if (name.equals(".") || name.equals("..") || name.indexOf('/') >= 0 || name.indexOf('\0') >= 0) {
+            throw new Nfs4Exception(Nfs4.NFS4ERR_BADNAME);
+        }
+        return name;
+    }
+
+    /** What the attribute encoder needs for the object {@code fileid}. */
+    Attributes.Context attrContext(long fileid) {
+        return new Attributes.Context(fileHandle(fileid), state.leaseSeconds, fs.space(), Nfs4.NFS4_OK);
+    }
+
+}

@@ -1,0 +1,152 @@
+package dev.rpcrdma.samples.nfs4;
+
+import dev.rpcrdma.oncrpc.server.RpcCallContext;
+import dev.rpcrdma.oncrpc.server.RpcProcedure;
+import dev.rpcrdma.oncrpc.xdr.XdrException;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import dev.rpcrdma.oncrpc.xdr.XdrReader;
+import dev.rpcrdma.oncrpc.xdr.XdrWriter;
+import io.netty.buffer.ByteBuf;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+/**
+ * The COMPOUND procedure (RFC 5661 §16.2, §15.2): decodes the header and then one operation at a time, bounded
+ * (a tag over 1 KiB does not decode: GARBAGE_ARGS; more than {@link #MAX_OPS} operations: NFS4ERR_TOO_MANY_OPS at
+ * once; SEQUENCE checks the session's ca_maxoperations and ca_maxrequestsize, §18.46.3), enforces where the
+ * session operations may stand (§2.6.3.1.1.2: OP_NOT_IN_SESSION, NOT_ONLY_OP, SEQUENCE_POS), stops at the first
+ * failing operation, and answers a retransmission from the slot's reply cache (§2.10.6.1.3). Unknown operation
+ * numbers are OP_ILLEGAL, known ones this server does not implement NOTSUPP. Nothing thrown by an operation
+ * leaves this class except an undecodable header: the dispatcher answers GARBAGE_ARGS then. Runs on the event
+ * loop of the connection, with the {@link Nfs4State} lock held for the whole compound.
+ */
+final class CompoundProcessor implements RpcProcedure {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(CompoundProcessor.class);
+
+    /** The most operations any compound may carry, before a session bounds it further. */
+    static final int MAX_OPS = 64;
+
+    private final Nfs4Server server;
+    private final Operation[] operations = new Operation[Nfs4.OP_LAST + 1];
+
+    CompoundProcessor(Nfs4Server server) {
+        this.server = server;
+        SessionOps.register(operations);
+        FileHandleOps.register(operations);
+        AttributeOps.register(operations);
+        DirectoryOps.register(operations);
+        OpenOps.register(operations);
+        IoOps.register(operations);
+    }
+
+    private static boolean sessionless(int op) {
+        return op == Nfs4.OP_EXCHANGE_ID || op == Nfs4.OP_CREATE_SESSION || op == Nfs4.OP_DESTROY_SESSION
+                || op == Nfs4.OP_BIND_CONN_TO_SESSION || op == Nfs4.OP_DESTROY_CLIENTID;
+    }
+
+    @Override
+    public void call(RpcCallContext call, XdrReader args) throws XdrException {
+        int requestSize = args.readableBytes();
+        String tag = args.readString(Nfs4.OPAQUE_LIMIT);
+        int minor = args.readInt();
+        long count = args.readUnsignedInt();
+        XdrPayload out = call.newPayload();
+        XdrWriter w = out.writer();
+        w.writeInt(0);
+        ByteBuf head = w.buffer();
+        int statusAt = head.writerIndex() - 4;
+        w.writeString(tag);
+        w.writeInt(0);
+        int countAt = head.writerIndex() - 4;
+        if (minor != Nfs4.MINOR_VERSION) {
+            head.setInt(statusAt, Nfs4.NFS4ERR_MINOR_VERS_MISMATCH);
+            call.replySuccess(out);
+            return;
+        }
+        if (count > MAX_OPS) {
+            head.setInt(statusAt, Nfs4.NFS4ERR_TOO_MANY_OPS);
+            call.replySuccess(out);
+            return;
+        }
+        CompoundContext ctx = new CompoundContext(server, call);
+        ctx.opCount = (int) count;
+        ctx.requestSize = requestSize;
+        int status = Nfs4.NFS4_OK;
+        int done = 0;
+        Nfs4State state = server.state();
+        synchronized (state) {
+            for (int i = 0; i < count && status == Nfs4.NFS4_OK; i++) {
+                int op;
+                try {
+                    op = args.readInt();
+                } catch (XdrException e) {
+                    w.writeInt(Nfs4.OP_ILLEGAL).writeInt(Nfs4.NFS4ERR_BADXDR);
+                    status = Nfs4.NFS4ERR_BADXDR;
+                    done++;
+                    break;
+                }
+                boolean known = op >= Nfs4.OP_FIRST && op <= Nfs4.OP_LAST;
+                w.writeInt(known ? op : Nfs4.OP_ILLEGAL);
+                w.writeInt(0);
+                ByteBuf b = w.buffer();
+                int opStatusAt = b.writerIndex() - 4;
+                done++;
+                try {
+                    if (!known) {
+                        throw new Nfs4Exception(Nfs4.NFS4ERR_OP_ILLEGAL);
+                    }
+                    checkPosition(ctx, i, (int) count, op);
+                    Operation o = operations[op];
+                    if (o == null) {
+                        throw new Nfs4Exception(Nfs4.NFS4ERR_NOTSUPP);
+                    }
+                    o.run(ctx, args, out);
+                    if (ctx.replay != null) {
+                        out.release();
+                        call.replySuccess(XdrPayload.wrap(call.alloc(), ctx.replay));
+                        return;
+                    }
+                } catch (Nfs4Exception e) {
+                    status = e.status();
+                } catch (XdrException e) {
+                    status = Nfs4.NFS4ERR_BADXDR;
+                } catch (RuntimeException e) {
+                    logger.warn("{}: operation {} failed", call.channel(), op, e);
+                    status = Nfs4.NFS4ERR_SERVERFAULT;
+                }
+                if (status != Nfs4.NFS4_OK) {
+                    b.setInt(opStatusAt, status);
+                    if (op == Nfs4.OP_SETATTR) {
+                        w.writeInt(0); // SETATTR4res.attrsset is there whatever the status (RFC 5661 §18.30)
+                    }
+                    if (logger.isDebugEnabled()) {
+                        logger.debug("{}: op {} -> {}", call.channel(), op, status);
+                    }
+                }
+            }
+            head.setInt(statusAt, status);
+            head.setInt(countAt, done);
+            if (ctx.slot != null) {
+                ctx.slot.cache(ctx.cacheThis ? out.toInlineBuffer(call.alloc()) : null);
+            }
+        }
+        call.replySuccess(out);
+    }
+
+    /** Where session-related operations may stand in a compound (RFC 5661 §2.6.3.1.1.2, §18.46.3). */
+    private static void checkPosition(CompoundContext ctx, int index, int count, int op) throws Nfs4Exception {
+        if (index == 0) {
+            if (op == Nfs4.OP_SEQUENCE) {
+                return;
+            }
+            if (!sessionless(op)) {
+                throw new Nfs4Exception(Nfs4.NFS4ERR_OP_NOT_IN_SESSION);
+            }
+            if (count > 1) {
+                throw new Nfs4Exception(Nfs4.NFS4ERR_NOT_ONLY_OP);
+            }
+        } else if (op == Nfs4.OP_SEQUENCE) {
+            throw new Nfs4Exception(Nfs4.NFS4ERR_SEQUENCE_POS);
+        }
+    }
+}

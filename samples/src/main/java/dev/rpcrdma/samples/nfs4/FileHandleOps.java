@@ -1,0 +1,69 @@
+package dev.rpcrdma.samples.nfs4;
+
+import dev.rpcrdma.oncrpc.xdr.XdrException;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import dev.rpcrdma.oncrpc.xdr.XdrReader;
+
+/**
+ * Operations on the current and saved file handles and name lookup (RFC 5661 §18.22 PUTROOTFH, §18.19 PUTFH,
+ * §18.8 GETFH, §18.27 SAVEFH, §18.25 RESTOREFH, §18.15 LOOKUP, §18.16 LOOKUPP, §18.45 SECINFO_NO_NAME). A file
+ * handle is 12 bytes: a magic and the file id. Stateless; runs with the state lock held.
+ */
+final class FileHandleOps {
+    private FileHandleOps() {
+    }
+
+    static void register(Operation[] ops) {
+        ops[Nfs4.OP_PUTROOTFH] = (ctx, in, out) -> ctx.currentFh = ctx.fs.rootId();
+        ops[Nfs4.OP_PUTFH] = FileHandleOps::putfh;
+        ops[Nfs4.OP_GETFH] = (ctx, in, out) -> out.writer().writeOpaque(CompoundContext.fileHandle(ctx.current()));
+        ops[Nfs4.OP_SAVEFH] = (ctx, in, out) -> ctx.savedFh = ctx.current();
+        ops[Nfs4.OP_RESTOREFH] = FileHandleOps::restorefh;
+        ops[Nfs4.OP_LOOKUP] = FileHandleOps::lookup;
+        ops[Nfs4.OP_LOOKUPP] = FileHandleOps::lookupp;
+        ops[Nfs4.OP_SECINFO_NO_NAME] = FileHandleOps::secinfoNoName;
+    }
+
+    static void putfh(CompoundContext ctx, XdrReader in, XdrPayload out) throws XdrException, Nfs4Exception {
+        long fileid = CompoundContext.fileid(in.readOpaque(Nfs4.FHSIZE));
+        ctx.fs.attrs(fileid); // STALE if it is gone
+        ctx.currentFh = fileid;
+    }
+
+    static void restorefh(CompoundContext ctx, XdrReader in, XdrPayload out) throws Nfs4Exception {
+        if (ctx.savedFh == CompoundContext.NONE) {
+            throw new Nfs4Exception(Nfs4.NFS4ERR_RESTOREFH);
+        }
+        ctx.currentFh = ctx.savedFh;
+    }
+
+    static void lookup(CompoundContext ctx, XdrReader in, XdrPayload out) throws XdrException, Nfs4Exception {
+        String name = in.readString(Nfs4.OPAQUE_LIMIT);
+        long dir = ctx.currentDirectory();
+        ctx.currentFh = ctx.fs.lookup(dir, CompoundContext.checkName(name));
+    }
+
+    static void lookupp(CompoundContext ctx, XdrReader in, XdrPayload out) throws Nfs4Exception {
+        long dir = ctx.currentDirectory();
+        if (dir == ctx.fs.rootId()) {
+            throw new Nfs4Exception(Nfs4.NFS4ERR_NOENT);
+        }
+        ctx.currentFh = ctx.fs.parent(dir);
+    }
+
+    /** RFC 5661 §18.45: AUTH_SYS only; the current file handle is consumed (§2.6.3.1.1.8). */
+    static void secinfoNoName(CompoundContext ctx, XdrReader in, XdrPayload out) throws XdrException, Nfs4Exception {
+        int style = in.readInt();
+        long fh = ctx.current();
+        if (style == 1) {
+            if (fh == ctx.fs.rootId()) {
+                throw new Nfs4Exception(Nfs4.NFS4ERR_NOENT);
+            }
+            ctx.fs.parent(fh);
+        } else if (style != 0) {
+            throw new Nfs4Exception(Nfs4.NFS4ERR_INVAL);
+        }
+        ctx.currentFh = CompoundContext.NONE;
+        out.writer().writeInt(1).writeInt(1); // one secinfo4: flavor AUTH_SYS
+    }
+}

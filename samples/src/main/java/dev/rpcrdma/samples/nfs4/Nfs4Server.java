@@ -1,0 +1,192 @@
+package dev.rpcrdma.samples.nfs4;
+
+import dev.rpcrdma.handlers.RpcRdmaStats;
+import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.server.RpcDispatcher;
+import dev.rpcrdma.oncrpc.server.RpcProgramRegistry;
+import dev.rpcrdma.oncrpc.tcp.TcpRpcConfig;
+import dev.rpcrdma.oncrpc.tcp.TcpRpcServerInitializer;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A small NFSv4.1 server (RFC 5661) on this project's RPC stack: one {@link RpcDispatcher} with the NFS program
+ * (NULL and {@link CompoundProcessor COMPOUND}) served over TCP ({@link TcpRpcServerInitializer} with a
+ * backchannel for callbacks) and/or RPC-over-RDMA ({@link RdmaListener}), a file tree in memory or from a host
+ * directory, leases checked every second. Start with {@link #start(Nfs4Options)} or {@code samples/run-nfs-server};
+ * thread-safe; {@link #close()} stops everything and releases all buffers it holds.
+ */
+public final class Nfs4Server implements AutoCloseable {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(Nfs4Server.class);
+
+    private final Nfs4State state;
+    private final Nfs4FileSystem fs;
+    private final RpcStats rpcStats = new RpcStats();
+    private final RpcRdmaStats rdmaStats = new RpcRdmaStats();
+    private final List<EventLoopGroup> groups = new ArrayList<>(2);
+    private final List<Channel> listeners = new ArrayList<>(2);
+    private InetSocketAddress tcpAddress;
+    private InetSocketAddress rdmaAddress;
+    private ScheduledFuture<?> leaseTimer;
+
+    private Nfs4Server(Nfs4State state, Nfs4FileSystem fs) {
+        this.state = state;
+        this.fs = fs;
+        state.callbacks = new Callbacks(state);
+    }
+
+    Nfs4State state() {
+        return state;
+    }
+
+    Nfs4FileSystem fileSystem() {
+        return fs;
+    }
+
+    /** RPC-level counters of every connection. */
+    public RpcStats rpcStats() {
+        return rpcStats;
+    }
+
+    /** RPC-over-RDMA counters of the RDMA connections. */
+    public RpcRdmaStats rdmaStats() {
+        return rdmaStats;
+    }
+
+    /** Delegation counters: "granted G, recalled R, returned T, revoked V". */
+    public String delegationStats() {
+        synchronized (state) {
+            return "granted " + state.granted + ", recalled " + state.recalls + ", returned " + state.returned
+                    + ", revoked " + state.revoked;
+        }
+    }
+
+    /** The TCP listen address (with the real port), or null. */
+    public InetSocketAddress tcpAddress() {
+        return tcpAddress;
+    }
+
+    /** The RDMA listen address, or null. */
+    public InetSocketAddress rdmaAddress() {
+        return rdmaAddress;
+    }
+
+    /** Starts a server from command-line options. */
+    public static Nfs4Server start(String... args) throws IOException {
+        return start(Nfs4Options.parse(args));
+    }
+
+    static Nfs4Server start(Nfs4Options o) throws IOException {
+        Nfs4FileSystem fs = o.export != null ? new HostFileSystem(o.export) : new MemoryFileSystem();
+        Nfs4Server server = new Nfs4Server(new Nfs4State(o.leaseSeconds, System::nanoTime), fs);
+        boolean started = false;
+        try {
+            RpcProgramRegistry registry = new RpcProgramRegistry().registerNull(Nfs4.PROGRAM, Nfs4.VERSION)
+                    .register(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, new CompoundProcessor(server));
+            RpcDispatcher dispatcher = new RpcDispatcher(registry, server.rpcStats);
+            if (o.tcp) {
+                server.tcpAddress = server.listen(server.tcpBootstrap(o.threads, dispatcher), o.address, o.tcpPort);
+            }
+            if (o.rdma) {
+                EventLoopGroup g = RdmaListener.newGroup(o.threads, RdmaListener.fabric(o.fabric));
+                server.groups.add(g);
+                server.rdmaAddress = server.listen(RdmaListener.bootstrap(g, dispatcher, server.rdmaStats,
+                        o.inline, o.remoteInvalidation),
+                        o.address, o.rdmaPort);
+            }
+            EventLoopGroup timer = server.groups.get(0);
+            server.leaseTimer = timer.scheduleAtFixedRate(server::expireLeases, 1, 1, TimeUnit.SECONDS);
+            started = true;
+            return server;
+        } finally {
+            if (!started) {
+                server.close();
+            }
+        }
+    }
+
+    private ServerBootstrap tcpBootstrap(int threads, RpcDispatcher dispatcher) {
+        boolean epoll = Epoll.isAvailable();
+        EventLoopGroup g = new MultiThreadIoEventLoopGroup(threads, epoll ? EpollIoHandler.newFactory()
+                : NioIoHandler.newFactory());
+        groups.add(g);
+        TcpRpcConfig config = new TcpRpcConfig(SessionOps.MAX_MESSAGE + 4096, TcpRpcConfig.DEFAULT_MAX_FRAGMENT_SIZE);
+        return new ServerBootstrap().group(g)
+                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new TcpRpcServerInitializer(dispatcher, config).withBackchannel());
+    }
+
+    private InetSocketAddress listen(ServerBootstrap b, String address, int port) throws IOException {
+        var f = b.bind(new InetSocketAddress(address, port)).awaitUninterruptibly();
+        if (!f.isSuccess()) {
+            throw new IOException("cannot listen on " + address + ":" + port + ": " + f.cause(), f.cause());
+        }
+        listeners.add(f.channel());
+        return (InetSocketAddress) f.channel().localAddress();
+    }
+
+    private void expireLeases() {
+        try {
+            synchronized (state) {
+                state.expire();
+            }
+        } catch (RuntimeException e) {
+            logger.warn("lease check failed", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (leaseTimer != null) {
+            leaseTimer.cancel(false);
+        }
+        for (Channel c : listeners) {
+            c.close().awaitUninterruptibly();
+        }
+        for (EventLoopGroup g : groups) {
+            g.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+        }
+        synchronized (state) {
+            state.shutdown();
+        }
+    }
+
+    /** Command line: serves until killed. */
+    public static void main(String[] args) throws Exception {
+        Nfs4Options o;
+        try {
+            o = Nfs4Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(args.length > 0 && (args[0].equals("--help") || args[0].equals("-h")) ? 0 : 2);
+            return;
+        }
+        Nfs4Server server = start(o);
+        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "nfs4-shutdown"));
+        System.out.println("NFSv4.1 server exporting " + (o.export != null ? o.export.toAbsolutePath()
+                : "an in-memory tree") + (server.tcpAddress != null ? ", TCP " + server.tcpAddress : "")
+                + (server.rdmaAddress != null ? ", RDMA " + server.rdmaAddress : "")
+                + ". Mount: mount -t nfs -o vers=4.1" + (server.tcpAddress != null ? ",proto=tcp,port="
+                + server.tcpAddress.getPort() : ",proto=rdma,port=" + server.rdmaAddress.getPort()) + " HOST:/ DIR");
+        Thread.currentThread().join();
+    }
+}
