@@ -203,7 +203,7 @@ final class CmConnection {
         connectPromise = null;
         acceptPromise = null;
         cancelConnectTimeout();
-        if (p != null) {
+        if (p != null && !p.isVoid()) {
             p.tryFailure(cause);
         }
         if (channel.passive && (p == null || p.isVoid())) {
@@ -232,7 +232,9 @@ final class CmConnection {
             connectPromise = null;
         }
         if (acceptPromise != null) {
-            acceptPromise.tryFailure(closed);
+            if (!acceptPromise.isVoid()) { // auto-accept's: a close while accepting is no error to report
+                acceptPromise.tryFailure(closed);
+            }
             acceptPromise = null;
         }
         if (channel.passive && !was.requestAnswered() && channel.cmId != null) {
