@@ -1,0 +1,332 @@
+package dev.rpcrdma.handlers.e2e;
+
+import dev.rpcrdma.channel.RdmaChannel;
+import dev.rpcrdma.channel.RdmaIoHandler;
+import dev.rpcrdma.channel.RdmaIoHandlerConfig;
+import dev.rpcrdma.channel.RdmaServerChannel;
+import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
+import dev.rpcrdma.handlers.RpcRdmaConfig;
+import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
+import dev.rpcrdma.handlers.RpcRdmaStats;
+import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.CallOptions;
+import dev.rpcrdma.oncrpc.client.RpcClient;
+import dev.rpcrdma.oncrpc.client.RpcConnectionClosedException;
+import dev.rpcrdma.oncrpc.message.AcceptStat;
+import dev.rpcrdma.oncrpc.server.RpcCallContext;
+import dev.rpcrdma.oncrpc.server.RpcDispatcher;
+import dev.rpcrdma.oncrpc.server.RpcProgramRegistry;
+import dev.rpcrdma.oncrpc.server.RpcServerLimits;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import dev.rpcrdma.testing.Await;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static dev.rpcrdma.handlers.e2e.EchoService.ECHO;
+import static dev.rpcrdma.handlers.e2e.EchoService.FILL;
+import static dev.rpcrdma.handlers.e2e.EchoService.PROG;
+import static dev.rpcrdma.handlers.e2e.EchoService.VERS;
+import static dev.rpcrdma.handlers.e2e.EchoService.pattern;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Faults injected into live RPC-over-RDMA connections, the server limits, and a short soak, run once per fabric
+ * ({@link SoftwareFabricReliabilityTest} in {@code mvn verify}, {@link NativeFabricReliabilityTest} on Soft-RoCE
+ * in the VM, where {@code rdma resource show} must be back at its baseline after the class). For each fault:
+ * completed RPCs are delivered exactly once, pending ones fail within their timeout with a clear exception, another
+ * connection on the same event loop keeps working, and no buffer leaks (paranoid leak detection fails the class).
+ */
+abstract class RpcRdmaReliabilitySuite {
+
+    static final long TIMEOUT = 120;
+    /** A procedure that answers only when the test says so. */
+    static final int HOLD = 50;
+    /** A procedure that throws. */
+    static final int THROW = 51;
+
+    EventLoopGroup group;
+    final List<Channel> channels = new ArrayList<>();
+    final ConcurrentLinkedQueue<RpcCallContext> held = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<Channel> serverConnections = new ConcurrentLinkedQueue<>();
+    RpcRdmaServerInitializer serverInit;
+    Channel server;
+
+    abstract Fabric fabric();
+
+    abstract InetAddress address();
+
+    /** How long {@link #soak()} runs. */
+    abstract int soakSeconds();
+
+    /** The fabric's resource counts (as {@code rdma resource show} gives them). */
+    abstract Map<String, Integer> resources();
+
+    @BeforeEach
+    void startLoop() {
+        // One loop thread: every connection shares it, so "the others keep moving" is tested on the same loop.
+        group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
+                .fabric(fabric())));
+    }
+
+    @AfterEach
+    void stopLoop() throws Exception {
+        for (RpcCallContext c; (c = held.poll()) != null; ) {
+            c.replySuccess();
+        }
+        for (Channel c : channels) {
+            c.close().await(TIMEOUT, TimeUnit.SECONDS);
+        }
+        assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
+    }
+
+    void startServer(RpcServerLimits limits) throws Exception {
+        RpcProgramRegistry registry = EchoService.registry()
+                .register(PROG, VERS, HOLD, (call, args) -> held.add(call))
+                .register(PROG, VERS, THROW, (call, args) -> {
+                    throw new IllegalStateException("injected handler failure");
+                });
+        serverInit = new RpcRdmaServerInitializer(new RpcDispatcher(registry, new RpcStats()), RpcRdmaConfig.DEFAULT,
+                new RpcRdmaStats()).withBackchannel().withLimits(limits);
+        server = new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
+                .childHandler(new io.netty.channel.ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        serverConnections.add(ch);
+                        ch.pipeline().addLast(serverInit);
+                    }
+                })
+                .bind(new InetSocketAddress(address(), 0)).sync().channel();
+        channels.add(server);
+    }
+
+    RpcClient connect() throws Exception {
+        Channel c = new Bootstrap().group(group).channel(RdmaChannel.class)
+                .handler(new RpcRdmaClientInitializer(new RpcStats(), RpcRdmaConfig.DEFAULT, new RpcRdmaStats(),
+                        Duration.ofSeconds(TIMEOUT)))
+                .connect(server.localAddress()).sync().channel();
+        channels.add(c);
+        return RpcClient.of(c);
+    }
+
+    static CompletableFuture<byte[]> echo(RpcClient client, byte[] data) {
+        XdrPayload args = client.newPayload();
+        args.writeDdpOpaque(client.alloc().buffer(data.length).writeBytes(data));
+        // The reply's DDP item may come back in a Write chunk (RFC 8166 §3.4.5): say how large it may be.
+        return client.call(PROG, VERS, ECHO, args, EchoService::readDdpBytes,
+                CallOptions.DEFAULT.withReplyDdpItems(data.length));
+    }
+
+    static CompletableFuture<Void> hold(RpcClient client, Duration timeout) {
+        return client.call(PROG, VERS, HOLD, client.newPayload(), r -> null, CallOptions.DEFAULT.withTimeout(timeout));
+    }
+
+    static void assertEchoes(RpcClient client, int size) throws Exception {
+        byte[] data = pattern(size, size);
+        assertArrayEquals(data, echo(client, data).get(TIMEOUT, TimeUnit.SECONDS));
+    }
+
+    Channel serverSideOf(int index) throws InterruptedException {
+        Await.until(() -> serverConnections.size() > index, "the server-side connection");
+        return new ArrayList<>(serverConnections).get(index);
+    }
+
+    @Test
+    void theServerDroppingAConnectionMidRpcFailsItsPendingCallsAndNotTheOthers() throws Exception {
+        startServer(RpcServerLimits.DEFAULT);
+        RpcClient victim = connect();
+        RpcClient bystander = connect();
+        assertEchoes(victim, 100);
+        assertEchoes(victim, 40_000);
+        CompletableFuture<Void> pending = hold(victim, Duration.ofSeconds(TIMEOUT));
+        Await.until(() -> held.size() == 1, "the call reached the procedure");
+        long start = System.nanoTime();
+        serverSideOf(0).close();
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> pending.get(TIMEOUT, TimeUnit.SECONDS));
+        assertInstanceOf(RpcConnectionClosedException.class, e.getCause());
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30), "failed at once, not by timeout");
+        // The answer after the close goes nowhere and leaks nothing.
+        held.poll().replySuccess();
+        assertEchoes(bystander, 100);
+        assertEchoes(bystander, 40_000);
+    }
+
+    @Test
+    void theClientDroppingAConnectionMidRpcLeavesTheServerServingOthers() throws Exception {
+        startServer(RpcServerLimits.DEFAULT);
+        RpcClient victim = connect();
+        RpcClient bystander = connect();
+        CompletableFuture<Void> pending = hold(victim, Duration.ofSeconds(TIMEOUT));
+        CompletableFuture<byte[]> big = echo(victim, pattern(200_000, 3));
+        Await.until(() -> held.size() == 1, "the call reached the procedure");
+        victim.channel().close().sync();
+        assertInstanceOf(RpcConnectionClosedException.class,
+                assertThrows(ExecutionException.class, () -> pending.get(TIMEOUT, TimeUnit.SECONDS)).getCause());
+        assertTrue(big.isDone());
+        Channel serverSide = serverSideOf(0);
+        Await.until(() -> !serverSide.isOpen(), "the server saw the disconnect");
+        held.poll().replySuccess(); // the reply to a gone client is dropped and released
+        Await.until(() -> serverInit.guard().connections() == 1, "the connection count is released");
+        assertEchoes(bystander, 100_000);
+    }
+
+    @Test
+    void aPendingCallFailsWithinItsTimeoutAndTheConnectionGoesOn() throws Exception {
+        startServer(RpcServerLimits.DEFAULT);
+        RpcClient client = connect();
+        long start = System.nanoTime();
+        CompletableFuture<Void> pending = hold(client, Duration.ofMillis(500));
+        ExecutionException e = assertThrows(ExecutionException.class, () -> pending.get(TIMEOUT, TimeUnit.SECONDS));
+        assertTrue(e.getCause().getMessage() != null && !e.getCause().getMessage().isEmpty(), "a clear exception");
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(20));
+        held.poll().replySuccess(); // the late reply is an unknown xid to the client: dropped, counted
+        assertEchoes(client, 5_000);
+    }
+
+    @Test
+    void aThrowingHandlerAnswersSystemErrAndTheConnectionGoesOn() throws Exception {
+        startServer(RpcServerLimits.DEFAULT);
+        RpcClient client = connect();
+        for (int i = 0; i < 3; i++) {
+            ExecutionException e = assertThrows(ExecutionException.class, () -> client.call(PROG, VERS, THROW,
+                    client.newPayload(), r -> null).get(TIMEOUT, TimeUnit.SECONDS));
+            assertTrue(e.getCause().toString().contains(AcceptStat.SYSTEM_ERR.toString()), e.getCause().toString());
+            assertEchoes(client, 10_000);
+        }
+    }
+
+    @Test
+    void anInterruptedEventLoopThreadKeepsServing() throws Exception {
+        startServer(RpcServerLimits.DEFAULT);
+        RpcClient client = connect();
+        assertEchoes(client, 100);
+        for (int i = 0; i < 3; i++) {
+            client.channel().eventLoop().execute(() -> Thread.currentThread().interrupt());
+            assertEchoes(client, 100);
+            assertEchoes(client, 30_000);
+        }
+        RpcClient other = connect();
+        assertEchoes(other, 30_000);
+    }
+
+    @Test
+    void aConnectionBeyondTheMaximumIsRefusedAndCounted() throws Exception {
+        startServer(RpcServerLimits.DEFAULT.withMaxConnections(2));
+        RpcClient a = connect();
+        RpcClient b = connect();
+        assertEchoes(a, 100);
+        try {
+            RpcClient c = connect();
+            Await.until(() -> !c.channel().isOpen(), "the third connection is closed");
+        } catch (Exception refusedBeforeEstablished) {
+            // As good: the server closed it before its accept.
+        }
+        assertEquals(1, serverInit.guard().refusedConnections());
+        assertEchoes(b, 100);
+        a.channel().close().sync();
+        Await.until(() -> serverInit.guard().connections() == 1, "a slot is free again");
+        assertEchoes(connect(), 1000);
+    }
+
+    @Test
+    void anIdleConnectionIsClosed() throws Exception {
+        startServer(RpcServerLimits.DEFAULT.withIdleTimeout(Duration.ofMillis(400)));
+        RpcClient client = connect();
+        assertEchoes(client, 100);
+        Await.until(() -> !client.channel().isOpen(), "closed after the idle timeout");
+        assertEquals(1, serverInit.guard().idleConnectionsClosed());
+    }
+
+    /**
+     * Connections opening and closing under load: each round opens a few connections, enables the backchannel on
+     * some, runs inline and chunked calls (and a backward call where enabled), and closes them, some abruptly
+     * with calls in flight. Prints the counts; no error but connection-closed failures of the abrupt ones.
+     */
+    @Test
+    void soak() throws Exception {
+        startServer(RpcServerLimits.DEFAULT);
+        Map<String, Integer> before = resources();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(soakSeconds());
+        AtomicLong done = new AtomicLong();
+        Map<String, Integer> errors = new TreeMap<>();
+        int connections = 0;
+        int rounds = 0;
+        ThreadLocalRandom rnd = ThreadLocalRandom.current();
+        while (System.nanoTime() < deadline && rounds < 10_000) {
+            rounds++;
+            List<RpcClient> open = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                open.add(connect());
+                connections++;
+            }
+            List<CompletableFuture<?>> calls = new ArrayList<>();
+            List<byte[]> expected = new ArrayList<>();
+            for (RpcClient c : open) {
+                for (int k = 0; k < 8; k++) {
+                    int size = rnd.nextBoolean() ? 1 + rnd.nextInt(800) : 2_000 + rnd.nextInt(60_000);
+                    byte[] data = pattern(size, k);
+                    expected.add(data);
+                    calls.add(echo(c, data));
+                }
+                XdrPayload n = c.newPayload();
+                int fill = 10_000 + rnd.nextInt(20_000);
+                n.writer().writeInt(fill);
+                calls.add(c.call(PROG, VERS, FILL, n, EchoService::readDdpBytes,
+                        CallOptions.DEFAULT.withReplyDdpItems(fill)));
+                expected.add(null);
+            }
+            boolean abrupt = rounds % 4 == 0;
+            if (abrupt) {
+                open.get(0).channel().close();
+            }
+            for (int i = 0; i < calls.size(); i++) {
+                try {
+                    Object r = calls.get(i).get(TIMEOUT, TimeUnit.SECONDS);
+                    if (expected.get(i) != null) {
+                        assertArrayEquals(expected.get(i), (byte[]) r, "delivered intact");
+                    }
+                    done.incrementAndGet();
+                } catch (ExecutionException e) {
+                    errors.merge(e.getCause().getClass().getSimpleName(), 1, Integer::sum);
+                    assertTrue(abrupt && e.getCause() instanceof RpcConnectionClosedException, e.getCause()
+                            .toString());
+                }
+            }
+            for (RpcClient c : open) {
+                c.channel().close().sync();
+                channels.remove(c.channel());
+            }
+        }
+        Await.until(() -> serverInit.guard().connections() == 0, "every server-side connection closed");
+        Await.until(() -> before.equals(resources()), Duration.ofSeconds(30), "resources back at their count");
+        System.out.printf("soak on %s: %d s, %d rounds, %d connections, %d RPCs done, errors by kind %s, "
+                + "resources before %s after %s%n", fabric().name(), soakSeconds(), rounds, connections, done.get(),
+                errors, before, resources());
+        assertTrue(done.get() > 0);
+    }
+}
