@@ -39,7 +39,7 @@ class NativeFabricReliabilityTest extends RpcRdmaReliabilitySuite {
 
     @Override
     int soakSeconds() {
-        return 40;
+        return Integer.getInteger("soak.seconds", 40);
     }
 
     @Override

@@ -20,7 +20,7 @@ class SoftwareFabricReliabilityTest extends RpcRdmaReliabilitySuite {
 
     @Override
     int soakSeconds() {
-        return 5;
+        return Integer.getInteger("soak.seconds", 5);
     }
 
     @Override
