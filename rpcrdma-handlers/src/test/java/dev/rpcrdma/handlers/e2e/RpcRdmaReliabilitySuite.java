@@ -1,6 +1,11 @@
 package dev.rpcrdma.handlers.e2e;
 
+import dev.rpcrdma.channel.RdmaAccess;
 import dev.rpcrdma.channel.RdmaChannel;
+import dev.rpcrdma.channel.RdmaFaults;
+import dev.rpcrdma.channel.RdmaMemory;
+import dev.rpcrdma.channel.RdmaReceive;
+import dev.rpcrdma.channel.RdmaSend;
 import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaServerChannel;
@@ -9,6 +14,11 @@ import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
 import dev.rpcrdma.handlers.RpcRdmaStats;
+import dev.rpcrdma.handlers.header.RdmaSegment;
+import dev.rpcrdma.handlers.header.ReadSegment;
+import dev.rpcrdma.handlers.header.RpcRdmaHeader;
+import dev.rpcrdma.handlers.header.RpcRdmaHeaderEncoder;
+import dev.rpcrdma.handlers.header.WriteChunk;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.client.RpcClient;
@@ -22,10 +32,13 @@ import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import dev.rpcrdma.testing.Await;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -85,6 +98,9 @@ abstract class RpcRdmaReliabilitySuite {
 
     /** The fabric's resource counts (as {@code rdma resource show} gives them). */
     abstract Map<String, Integer> resources();
+
+    /** Makes the next {@code count} post-sends fail; false when the fabric cannot (rxe: no real means). */
+    abstract boolean failPostSends(int count);
 
     @BeforeEach
     void startLoop() {
@@ -260,6 +276,154 @@ abstract class RpcRdmaReliabilitySuite {
         assertEchoes(client, 100);
         Await.until(() -> !client.channel().isOpen(), "closed after the idle timeout");
         assertEquals(1, serverInit.guard().idleConnectionsClosed());
+    }
+
+    @Test
+    void aQueuePairInErrorOnTheClientFailsItsPendingCallsAndNotTheOthers() throws Exception {
+        startServer(RpcServerLimits.DEFAULT);
+        RpcClient victim = connect();
+        RpcClient bystander = connect();
+        assertEchoes(victim, 50_000);
+        CompletableFuture<Void> pending = hold(victim, Duration.ofSeconds(TIMEOUT));
+        Await.until(() -> held.size() == 1, "the call reached the procedure");
+        RdmaFaults.queuePairToError((RdmaChannel) victim.channel()).sync();
+        assertInstanceOf(RpcConnectionClosedException.class,
+                assertThrows(ExecutionException.class, () -> pending.get(TIMEOUT, TimeUnit.SECONDS)).getCause());
+        assertTrue(victim.channel().closeFuture().await(TIMEOUT, TimeUnit.SECONDS), "the channel closes");
+        held.poll().replySuccess();
+        assertEchoes(bystander, 50_000);
+    }
+
+    @Test
+    void aQueuePairInErrorOnTheServerFailsTheClientsPendingCallsAndNotTheOthers() throws Exception {
+        startServer(RpcServerLimits.DEFAULT);
+        RpcClient victim = connect();
+        RpcClient bystander = connect();
+        assertEchoes(victim, 100);
+        CompletableFuture<Void> pending = hold(victim, Duration.ofSeconds(TIMEOUT));
+        Await.until(() -> held.size() == 1, "the call reached the procedure");
+        RdmaFaults.queuePairToError((RdmaChannel) serverSideOf(0)).sync();
+        held.poll().replySuccess(); // its Send is flushed in error
+        assertInstanceOf(RpcConnectionClosedException.class,
+                assertThrows(ExecutionException.class, () -> pending.get(TIMEOUT, TimeUnit.SECONDS)).getCause());
+        assertEchoes(bystander, 50_000);
+        Await.until(() -> serverInit.guard().connections() == 1, "the failed connection is released");
+    }
+
+    @Test
+    void aFailedPostClosesTheConnectionAndFailsItsCalls() throws Exception {
+        startServer(RpcServerLimits.DEFAULT);
+        RpcClient victim = connect();
+        RpcClient bystander = connect();
+        assertEchoes(victim, 100);
+        CompletableFuture<Void> pending = hold(victim, Duration.ofSeconds(TIMEOUT));
+        Await.until(() -> held.size() == 1, "the call reached the procedure");
+        Assumptions.assumeTrue(failPostSends(1), "SKIPPED: this fabric cannot fail a post on demand");
+        held.poll().replySuccess(); // the reply's post fails
+        ExecutionException e = assertThrows(ExecutionException.class, () -> pending.get(TIMEOUT, TimeUnit.SECONDS));
+        assertInstanceOf(RpcConnectionClosedException.class, e.getCause());
+        failPostSends(0);
+        assertEchoes(bystander, 50_000);
+    }
+
+    /** A raw RDMA connection to the server: Sends what the test encodes, keeps what it receives. */
+    RdmaChannel rawPeer(List<ByteBuf> received) throws Exception {
+        Channel c = new Bootstrap().group(group).channel(RdmaChannel.class)
+                .handler(new io.netty.channel.ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+                        RdmaReceive r = (RdmaReceive) msg;
+                        synchronized (received) {
+                            received.add(Unpooled.copiedBuffer(r.content()));
+                        }
+                        r.release();
+                    }
+                })
+                .connect(server.localAddress()).sync().channel();
+        channels.add(c);
+        return (RdmaChannel) c;
+    }
+
+    /** An RPC call header (RFC 5531 §9, AUTH_NONE) of {@code proc}: 40 bytes. */
+    static ByteBuf call(ByteBuf out, int xid, int proc) {
+        return out.writeInt(xid).writeInt(0).writeInt(2).writeInt(PROG).writeInt(VERS).writeInt(proc)
+                .writeLong(0).writeLong(0);
+    }
+
+    @Test
+    void aPeerExceedingItsCreditGrantIsDisconnected() throws Exception {
+        startServer(RpcServerLimits.DEFAULT);
+        RpcClient bystander = connect();
+        List<ByteBuf> received = new ArrayList<>();
+        RdmaChannel raw = rawPeer(received);
+        // One credit before the first reply (RFC 8166 §3.3.3); HOLD calls get no reply: every Send past the first
+        // exceeds the grant, and the flood exceeds the posted receives too (RNR retries on the way).
+        for (int xid = 1; xid <= 100; xid++) {
+            ByteBuf b = raw.alloc().directBuffer(128);
+            RpcRdmaHeaderEncoder.encode(RpcRdmaHeader.msg(xid, 1), b);
+            raw.write(new RdmaSend(call(b, xid, HOLD)));
+        }
+        raw.flush();
+        assertTrue(raw.closeFuture().await(TIMEOUT, TimeUnit.SECONDS), "the server disconnects the peer");
+        assertTrue(serverInit.stats().creditViolations() >= 1);
+        assertEquals(1, held.size(), "only the call within the grant was dispatched");
+        held.poll().replySuccess();
+        assertEchoes(bystander, 50_000);
+        synchronized (received) {
+            received.forEach(ByteBuf::release);
+        }
+    }
+
+    @Test
+    void aReadChunkWhoseRkeyWasInvalidatedClosesTheConnection() throws Exception {
+        startServer(RpcServerLimits.DEFAULT);
+        RpcClient bystander = connect();
+        List<ByteBuf> received = new ArrayList<>();
+        RdmaChannel raw = rawPeer(received);
+        ByteBuf data = raw.alloc().directBuffer(1000).writeBytes(pattern(1000, 1));
+        RdmaMemory memory = raw.registerMemory(data, RdmaAccess.REMOTE_READ);
+        int rkey = memory.rkey();
+        long address = memory.address();
+        memory.deregister().sync(); // invalidated: the server's RDMA Read meets a dead rkey
+        data.release();
+        ByteBuf b = raw.alloc().directBuffer(256);
+        // SUM's argument is one DDP opaque: its data at position 44 (40-byte call header + length word).
+        RpcRdmaHeaderEncoder.encode(RpcRdmaHeader.msg(7, 1, List.of(new ReadSegment(44,
+                new RdmaSegment(rkey, 1000, address))), List.of(), null), b);
+        call(b, 7, EchoService.SUM).writeInt(1000);
+        raw.writeAndFlush(new RdmaSend(b)).sync();
+        assertTrue(raw.closeFuture().await(TIMEOUT, TimeUnit.SECONDS), "RDMA errors are fatal (RFC 8166 §4.5.3)");
+        Await.until(() -> serverInit.guard().connections() == 1, "the server released the connection");
+        assertEchoes(bystander, 50_000);
+        synchronized (received) {
+            received.forEach(ByteBuf::release);
+        }
+    }
+
+    @Test
+    void aWriteChunkAimedAtReadOnlyMemoryClosesTheConnection() throws Exception {
+        startServer(RpcServerLimits.DEFAULT);
+        RpcClient bystander = connect();
+        List<ByteBuf> received = new ArrayList<>();
+        RdmaChannel raw = rawPeer(received);
+        ByteBuf target = raw.alloc().directBuffer(4096).writeZero(4096);
+        RdmaMemory memory = raw.registerMemory(target, RdmaAccess.REMOTE_READ); // exposed read-only
+        try {
+            ByteBuf b = raw.alloc().directBuffer(256);
+            RpcRdmaHeaderEncoder.encode(RpcRdmaHeader.msg(9, 1, List.of(), List.of(WriteChunk.of(
+                    new RdmaSegment(memory.rkey(), 4096, memory.address()))), null), b);
+            call(b, 9, FILL).writeInt(3000); // FILL answers a DDP opaque: into the Write chunk
+            raw.writeAndFlush(new RdmaSend(b)).sync();
+            assertTrue(raw.closeFuture().await(TIMEOUT, TimeUnit.SECONDS), "the RDMA Write fails: fatal");
+            assertEquals(0, target.getInt(0), "nothing was written into read-only memory");
+        } finally {
+            target.release();
+        }
+        Await.until(() -> serverInit.guard().connections() == 1, "the server released the connection");
+        assertEchoes(bystander, 50_000);
+        synchronized (received) {
+            received.forEach(ByteBuf::release);
+        }
     }
 
     /**

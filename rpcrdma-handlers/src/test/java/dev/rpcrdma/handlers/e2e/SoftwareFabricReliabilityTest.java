@@ -27,4 +27,10 @@ class SoftwareFabricReliabilityTest extends RpcRdmaReliabilitySuite {
     Map<String, Integer> resources() {
         return SoftwareFabric.instance().resourceCounts();
     }
+
+    @Override
+    boolean failPostSends(int count) {
+        SoftwareFabric.instance().failPostSends(count);
+        return true;
+    }
 }

@@ -32,6 +32,9 @@ public final class SoftwareFabric implements Fabric {
      * asynchronously; tests set this to hold a closing channel in its drain.
      */
     volatile long flushDelayMillis;
+    /** Fault injection: how many of the next {@code ibv_post_send} calls fail (see {@link #failPostSends(int)}). */
+    private final java.util.concurrent.atomic.AtomicInteger postSendFailures =
+            new java.util.concurrent.atomic.AtomicInteger();
     private final Map<Integer, Object> keys = new HashMap<>();
     private final Map<String, SoftCmId> listeners = new HashMap<>();
     /** Ids bound with {@code rdma_bind_addr}, per port (the kernel's rdma_cm bind list). */
@@ -65,6 +68,27 @@ public final class SoftwareFabric implements Fabric {
             throw new IllegalArgumentException("millis: " + millis + " (expected >= 0)");
         }
         flushDelayMillis = millis;
+    }
+
+    /**
+     * Fault injection for tests: the next {@code count} {@code ibv_post_send} calls on any queue pair of this fabric
+     * fail with {@code EIO}, as a device that lost its port would make them fail (0 ends it).
+     */
+    public void failPostSends(int count) {
+        if (count < 0) {
+            throw new IllegalArgumentException("count: " + count + " (expected >= 0)");
+        }
+        postSendFailures.set(count);
+    }
+
+    /** Consumes one injected post failure, if any. */
+    boolean takePostSendFailure() {
+        for (int n; (n = postSendFailures.get()) > 0; ) {
+            if (postSendFailures.compareAndSet(n, n - 1)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A new fabric sharing nothing with {@link #instance()}; its engine thread is a daemon. */
