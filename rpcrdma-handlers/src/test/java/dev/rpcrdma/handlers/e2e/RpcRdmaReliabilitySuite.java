@@ -19,6 +19,7 @@ import dev.rpcrdma.handlers.header.ReadSegment;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderEncoder;
 import dev.rpcrdma.handlers.header.WriteChunk;
+import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.client.RpcClient;
@@ -81,6 +82,12 @@ abstract class RpcRdmaReliabilitySuite {
     static final int HOLD = 50;
     /** A procedure that throws. */
     static final int THROW = 51;
+    /** Calls the client back (CB_ECHO) with its opaque argument and answers what the callback answered. */
+    static final int CALL_ME_BACK = 52;
+    /** Enables the server side of the connection's backchannel (as NFSv4.1 CREATE_SESSION would). */
+    static final int SESSION = 53;
+    static final int CB_PROG = 0x40000000;
+    static final int CB_ECHO = 1;
 
     EventLoopGroup group;
     final List<Channel> channels = new ArrayList<>();
@@ -125,6 +132,25 @@ abstract class RpcRdmaReliabilitySuite {
                 .register(PROG, VERS, HOLD, (call, args) -> held.add(call))
                 .register(PROG, VERS, THROW, (call, args) -> {
                     throw new IllegalStateException("injected handler failure");
+                })
+                .register(PROG, VERS, SESSION, (call, args) -> {
+                    call.backchannel().enable();
+                    call.replySuccess();
+                })
+                .register(PROG, VERS, CALL_ME_BACK, (call, args) -> {
+                    byte[] data = args.readOpaque(1024);
+                    RpcClient back = call.callback();
+                    XdrPayload cbArgs = back.newPayload();
+                    cbArgs.writer().writeOpaque(data);
+                    back.call(CB_PROG, 1, CB_ECHO, cbArgs, r -> r.readOpaque(1024)).whenComplete((answer, failure) -> {
+                        if (failure != null) {
+                            call.replyError(AcceptStat.SYSTEM_ERR);
+                            return;
+                        }
+                        XdrPayload results = call.newPayload();
+                        results.writer().writeOpaque(answer);
+                        call.replySuccess(results);
+                    });
                 });
         serverInit = new RpcRdmaServerInitializer(new RpcDispatcher(registry, new RpcStats()), RpcRdmaConfig.DEFAULT,
                 new RpcRdmaStats()).withBackchannel().withLimits(limits);
@@ -141,9 +167,16 @@ abstract class RpcRdmaReliabilitySuite {
     }
 
     RpcClient connect() throws Exception {
+        RpcDispatcher callbacks = new RpcDispatcher(new RpcProgramRegistry().register(CB_PROG, 1, CB_ECHO,
+                (call, args) -> {
+                    byte[] data = args.readOpaque(1024);
+                    XdrPayload results = call.newPayload();
+                    results.writer().writeOpaque(data);
+                    call.replySuccess(results);
+                }), new RpcStats());
         Channel c = new Bootstrap().group(group).channel(RdmaChannel.class)
                 .handler(new RpcRdmaClientInitializer(new RpcStats(), RpcRdmaConfig.DEFAULT, new RpcRdmaStats(),
-                        Duration.ofSeconds(TIMEOUT)))
+                        Duration.ofSeconds(TIMEOUT)).withCallbacks(callbacks))
                 .connect(server.localAddress()).sync().channel();
         channels.add(c);
         return RpcClient.of(c);
@@ -437,6 +470,7 @@ abstract class RpcRdmaReliabilitySuite {
         Map<String, Integer> before = resources();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(soakSeconds());
         AtomicLong done = new AtomicLong();
+        AtomicLong backward = new AtomicLong();
         Map<String, Integer> errors = new TreeMap<>();
         int connections = 0;
         int rounds = 0;
@@ -464,6 +498,19 @@ abstract class RpcRdmaReliabilitySuite {
                         CallOptions.DEFAULT.withReplyDdpItems(fill)));
                 expected.add(null);
             }
+            // Backward calls on the middle connection: its backchannel enabled first, as before CREATE_SESSION.
+            RpcClient withCallbacks = open.get(1);
+            RpcBackchannel.of(withCallbacks.channel()).enable();
+            withCallbacks.call(PROG, VERS, SESSION, withCallbacks.newPayload(), r -> null)
+                    .get(TIMEOUT, TimeUnit.SECONDS);
+            for (int k = 0; k < 4; k++) {
+                byte[] data = pattern(1 + rnd.nextInt(900), k + 100);
+                XdrPayload a = withCallbacks.newPayload();
+                a.writer().writeOpaque(data);
+                calls.add(withCallbacks.call(PROG, VERS, CALL_ME_BACK, a, r -> r.readOpaque(1024)));
+                expected.add(data);
+                backward.incrementAndGet();
+            }
             boolean abrupt = rounds % 4 == 0;
             if (abrupt) {
                 open.get(0).channel().close();
@@ -488,9 +535,9 @@ abstract class RpcRdmaReliabilitySuite {
         }
         Await.until(() -> serverInit.guard().connections() == 0, "every server-side connection closed");
         Await.until(() -> before.equals(resources()), Duration.ofSeconds(30), "resources back at their count");
-        System.out.printf("soak on %s: %d s, %d rounds, %d connections, %d RPCs done, errors by kind %s, "
-                + "resources before %s after %s%n", fabric().name(), soakSeconds(), rounds, connections, done.get(),
-                errors, before, resources());
+        System.out.printf("soak on %s: %d s, %d rounds, %d connections, %d RPCs done (%d of them calling the client back), "
+                + "errors by kind %s, resources before %s after %s%n", fabric().name(), soakSeconds(), rounds,
+                connections, done.get(), backward.get(), errors, before, resources());
         assertTrue(done.get() > 0);
     }
 }
