@@ -48,7 +48,7 @@ class NativeFabricReliabilityTest extends RpcRdmaReliabilitySuite {
     }
 
     @Override
-    boolean failPostSends(int count) {
+    boolean failPostSends(int count, boolean sendsOnly) {
         return false; // no real means on rxe
     }
 }

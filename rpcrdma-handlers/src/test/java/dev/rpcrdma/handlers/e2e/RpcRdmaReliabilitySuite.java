@@ -106,8 +106,11 @@ abstract class RpcRdmaReliabilitySuite {
     /** The fabric's resource counts (as {@code rdma resource show} gives them). */
     abstract Map<String, Integer> resources();
 
-    /** Makes the next {@code count} post-sends fail; false when the fabric cannot (rxe: no real means). */
-    abstract boolean failPostSends(int count);
+    /**
+     * Makes the next {@code count} post-sends (only Sends if {@code sendsOnly}) fail; false when the fabric cannot
+     * (rxe: no real means).
+     */
+    abstract boolean failPostSends(int count, boolean sendsOnly);
 
     @BeforeEach
     void startLoop() {
@@ -351,12 +354,55 @@ abstract class RpcRdmaReliabilitySuite {
         assertEchoes(victim, 100);
         CompletableFuture<Void> pending = hold(victim, Duration.ofSeconds(TIMEOUT));
         Await.until(() -> held.size() == 1, "the call reached the procedure");
-        Assumptions.assumeTrue(failPostSends(1), "SKIPPED: this fabric cannot fail a post on demand");
+        Assumptions.assumeTrue(failPostSends(1, false), "SKIPPED: this fabric cannot fail a post on demand");
         held.poll().replySuccess(); // the reply's post fails
         ExecutionException e = assertThrows(ExecutionException.class, () -> pending.get(TIMEOUT, TimeUnit.SECONDS));
         assertInstanceOf(RpcConnectionClosedException.class, e.getCause());
-        failPostSends(0);
+        failPostSends(0, false);
         assertEchoes(bystander, 50_000);
+    }
+
+    @Test
+    void aResponderDyingBetweenItsWritesAndItsReplyFailsTheCallAndExposesNothing() throws Exception {
+        startServer(RpcServerLimits.DEFAULT);
+        RpcClient bystander = connect();
+        assertEchoes(bystander, 100);
+        Map<String, Integer> base = stableResources();
+        RpcClient victim = connect();
+        int n = 20_000;
+        CompletableFuture<byte[]> pending = victim.call(PROG, VERS, HOLD, victim.newPayload(),
+                EchoService::readDdpBytes, CallOptions.DEFAULT.withReplyDdpItems(n)); // offers a Write chunk
+        Await.until(() -> held.size() == 1, "the call reached the procedure");
+        Assumptions.assumeTrue(failPostSends(1, true), "SKIPPED: this fabric cannot fail a post on demand");
+        RpcCallContext call = held.poll();
+        XdrPayload results = call.newPayload();
+        results.writeDdpOpaque(call.alloc().buffer(n).writeBytes(pattern(n, 5)));
+        call.replySuccess(results); // the RDMA Write goes, the reply's Send fails: the responder is gone
+        assertInstanceOf(RpcConnectionClosedException.class,
+                assertThrows(ExecutionException.class, () -> pending.get(TIMEOUT, TimeUnit.SECONDS)).getCause());
+        failPostSends(0, false);
+        // The Write chunk's memory is no longer exposed: back to the bystander's resources alone.
+        try {
+            Await.until(() -> base.equals(resources()), "the victim's registrations and queue pair are gone");
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + ": before " + base + ", now " + resources() + ", victim open "
+                    + victim.channel().isOpen() + ", server connections " + serverInit.guard().connections(), e);
+        }
+        assertEchoes(bystander, 50_000);
+    }
+
+    /** The fabric's resource counts once they stop changing (an earlier test's teardown may still run). */
+    Map<String, Integer> stableResources() throws InterruptedException {
+        Map<String, Integer> last = resources();
+        for (int i = 0; i < 100; i++) {
+            Thread.sleep(200);
+            Map<String, Integer> now = resources();
+            if (now.equals(last)) {
+                return now;
+            }
+            last = now;
+        }
+        return last;
     }
 
     /** A raw RDMA connection to the server: Sends what the test encodes, keeps what it receives. */
@@ -467,7 +513,7 @@ abstract class RpcRdmaReliabilitySuite {
     @Test
     void soak() throws Exception {
         startServer(RpcServerLimits.DEFAULT);
-        Map<String, Integer> before = resources();
+        Map<String, Integer> before = stableResources();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(soakSeconds());
         AtomicLong done = new AtomicLong();
         AtomicLong backward = new AtomicLong();

@@ -29,8 +29,8 @@ class SoftwareFabricReliabilityTest extends RpcRdmaReliabilitySuite {
     }
 
     @Override
-    boolean failPostSends(int count) {
-        SoftwareFabric.instance().failPostSends(count);
+    boolean failPostSends(int count, boolean sendsOnly) {
+        SoftwareFabric.instance().failPostSends(count, sendsOnly);
         return true;
     }
 }

@@ -96,7 +96,7 @@ final class SoftQueuePair implements QueuePair {
             throw new FabricException("ibv_post_send: inline " + wr.totalLength() + " B > max "
                     + caps.maxInlineData, FabricException.EINVAL);
         }
-        if (fabric.takePostSendFailure()) {
+        if (fabric.takePostSendFailure(opcode)) {
             throw new FabricException("ibv_post_send: injected failure", FabricException.EIO);
         }
         synchronized (fabric.lock) {

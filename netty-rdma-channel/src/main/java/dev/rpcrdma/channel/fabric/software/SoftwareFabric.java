@@ -3,6 +3,7 @@ package dev.rpcrdma.channel.fabric.software;
 import dev.rpcrdma.channel.fabric.CmEventChannel;
 import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.fabric.FabricException;
+import dev.rpcrdma.channel.fabric.WrOpcode;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -11,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The in-process software fabric (see the package documentation). {@link #instance()} is the JVM-wide fabric that
@@ -33,8 +35,8 @@ public final class SoftwareFabric implements Fabric {
      */
     volatile long flushDelayMillis;
     /** Fault injection: how many of the next {@code ibv_post_send} calls fail (see {@link #failPostSends(int)}). */
-    private final java.util.concurrent.atomic.AtomicInteger postSendFailures =
-            new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger postSendFailures = new AtomicInteger();
+    private volatile boolean failSendsOnly;
     private final Map<Integer, Object> keys = new HashMap<>();
     private final Map<String, SoftCmId> listeners = new HashMap<>();
     /** Ids bound with {@code rdma_bind_addr}, per port (the kernel's rdma_cm bind list). */
@@ -75,14 +77,26 @@ public final class SoftwareFabric implements Fabric {
      * fail with {@code EIO}, as a device that lost its port would make them fail (0 ends it).
      */
     public void failPostSends(int count) {
+        failPostSends(count, false);
+    }
+
+    /**
+     * The same, counting only Sends ({@code IBV_WR_SEND}, {@code IBV_WR_SEND_WITH_INV}) when {@code sendsOnly}:
+     * RDMA Writes posted before them go through, e.g. a responder dying between its Writes and its reply.
+     */
+    public void failPostSends(int count, boolean sendsOnly) {
         if (count < 0) {
             throw new IllegalArgumentException("count: " + count + " (expected >= 0)");
         }
+        failSendsOnly = sendsOnly;
         postSendFailures.set(count);
     }
 
-    /** Consumes one injected post failure, if any. */
-    boolean takePostSendFailure() {
+    /** Consumes one injected post failure for a work request of {@code opcode}, if any. */
+    boolean takePostSendFailure(int opcode) {
+        if (failSendsOnly && opcode != WrOpcode.SEND && opcode != WrOpcode.SEND_WITH_INV) {
+            return false;
+        }
         for (int n; (n = postSendFailures.get()) > 0; ) {
             if (postSendFailures.compareAndSet(n, n - 1)) {
                 return true;
