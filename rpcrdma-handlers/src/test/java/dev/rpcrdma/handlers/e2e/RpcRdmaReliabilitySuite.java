@@ -95,6 +95,10 @@ abstract class RpcRdmaReliabilitySuite {
     final ConcurrentLinkedQueue<Channel> serverConnections = new ConcurrentLinkedQueue<>();
     RpcRdmaServerInitializer serverInit;
     Channel server;
+    /** A connection that must keep working whatever happens to the others. */
+    RpcClient bystander;
+    /** What raw peers received (copies), released after each test. */
+    final List<ByteBuf> received = new ArrayList<>();
 
     abstract Fabric fabric();
 
@@ -128,6 +132,10 @@ abstract class RpcRdmaReliabilitySuite {
             c.close().await(TIMEOUT, TimeUnit.SECONDS);
         }
         assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
+        synchronized (received) {
+            received.forEach(ByteBuf::release);
+            received.clear();
+        }
     }
 
     void startServer(RpcServerLimits limits) throws Exception {
@@ -197,6 +205,27 @@ abstract class RpcRdmaReliabilitySuite {
         return client.call(PROG, VERS, HOLD, client.newPayload(), r -> null, CallOptions.DEFAULT.withTimeout(timeout));
     }
 
+    /** Starts the server, connects {@link #bystander} and returns another connection, the victim of a fault. */
+    RpcClient victimBesideABystander() throws Exception {
+        startServer(RpcServerLimits.DEFAULT);
+        RpcClient victim = connect();
+        bystander = connect();
+        return victim;
+    }
+
+    /** A HOLD call of {@code client} once the procedure has it. */
+    CompletableFuture<Void> holdOne(RpcClient client) throws InterruptedException {
+        CompletableFuture<Void> pending = hold(client, Duration.ofSeconds(TIMEOUT));
+        Await.until(() -> held.size() == 1, "the call reached the procedure");
+        return pending;
+    }
+
+    /** {@code pending} fails, well within its timeout, because its connection closed. */
+    static void assertFailsClosed(CompletableFuture<?> pending) {
+        assertInstanceOf(RpcConnectionClosedException.class,
+                assertThrows(ExecutionException.class, () -> pending.get(TIMEOUT, TimeUnit.SECONDS)).getCause());
+    }
+
     static void assertEchoes(RpcClient client, int size) throws Exception {
         byte[] data = pattern(size, size);
         assertArrayEquals(data, echo(client, data).get(TIMEOUT, TimeUnit.SECONDS));
@@ -209,18 +238,13 @@ abstract class RpcRdmaReliabilitySuite {
 
     @Test
     void theServerDroppingAConnectionMidRpcFailsItsPendingCallsAndNotTheOthers() throws Exception {
-        startServer(RpcServerLimits.DEFAULT);
-        RpcClient victim = connect();
-        RpcClient bystander = connect();
+        RpcClient victim = victimBesideABystander();
         assertEchoes(victim, 100);
         assertEchoes(victim, 40_000);
-        CompletableFuture<Void> pending = hold(victim, Duration.ofSeconds(TIMEOUT));
-        Await.until(() -> held.size() == 1, "the call reached the procedure");
+        CompletableFuture<Void> pending = holdOne(victim);
         long start = System.nanoTime();
         serverSideOf(0).close();
-        ExecutionException e = assertThrows(ExecutionException.class,
-                () -> pending.get(TIMEOUT, TimeUnit.SECONDS));
-        assertInstanceOf(RpcConnectionClosedException.class, e.getCause());
+        assertFailsClosed(pending);
         assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30), "failed at once, not by timeout");
         // The answer after the close goes nowhere and leaks nothing.
         held.poll().replySuccess();
@@ -230,15 +254,12 @@ abstract class RpcRdmaReliabilitySuite {
 
     @Test
     void theClientDroppingAConnectionMidRpcLeavesTheServerServingOthers() throws Exception {
-        startServer(RpcServerLimits.DEFAULT);
-        RpcClient victim = connect();
-        RpcClient bystander = connect();
+        RpcClient victim = victimBesideABystander();
         CompletableFuture<Void> pending = hold(victim, Duration.ofSeconds(TIMEOUT));
         CompletableFuture<byte[]> big = echo(victim, pattern(200_000, 3));
         Await.until(() -> held.size() == 1, "the call reached the procedure");
         victim.channel().close().sync();
-        assertInstanceOf(RpcConnectionClosedException.class,
-                assertThrows(ExecutionException.class, () -> pending.get(TIMEOUT, TimeUnit.SECONDS)).getCause());
+        assertFailsClosed(pending);
         assertTrue(big.isDone());
         Channel serverSide = serverSideOf(0);
         Await.until(() -> !serverSide.isOpen(), "the server saw the disconnect");
@@ -316,15 +337,11 @@ abstract class RpcRdmaReliabilitySuite {
 
     @Test
     void aQueuePairInErrorOnTheClientFailsItsPendingCallsAndNotTheOthers() throws Exception {
-        startServer(RpcServerLimits.DEFAULT);
-        RpcClient victim = connect();
-        RpcClient bystander = connect();
+        RpcClient victim = victimBesideABystander();
         assertEchoes(victim, 50_000);
-        CompletableFuture<Void> pending = hold(victim, Duration.ofSeconds(TIMEOUT));
-        Await.until(() -> held.size() == 1, "the call reached the procedure");
+        CompletableFuture<Void> pending = holdOne(victim);
         RdmaFaults.queuePairToError((RdmaChannel) victim.channel()).sync();
-        assertInstanceOf(RpcConnectionClosedException.class,
-                assertThrows(ExecutionException.class, () -> pending.get(TIMEOUT, TimeUnit.SECONDS)).getCause());
+        assertFailsClosed(pending);
         assertTrue(victim.channel().closeFuture().await(TIMEOUT, TimeUnit.SECONDS), "the channel closes");
         held.poll().replySuccess();
         assertEchoes(bystander, 50_000);
@@ -332,32 +349,24 @@ abstract class RpcRdmaReliabilitySuite {
 
     @Test
     void aQueuePairInErrorOnTheServerFailsTheClientsPendingCallsAndNotTheOthers() throws Exception {
-        startServer(RpcServerLimits.DEFAULT);
-        RpcClient victim = connect();
-        RpcClient bystander = connect();
+        RpcClient victim = victimBesideABystander();
         assertEchoes(victim, 100);
-        CompletableFuture<Void> pending = hold(victim, Duration.ofSeconds(TIMEOUT));
-        Await.until(() -> held.size() == 1, "the call reached the procedure");
+        CompletableFuture<Void> pending = holdOne(victim);
         RdmaFaults.queuePairToError((RdmaChannel) serverSideOf(0)).sync();
         held.poll().replySuccess(); // its Send is flushed in error
-        assertInstanceOf(RpcConnectionClosedException.class,
-                assertThrows(ExecutionException.class, () -> pending.get(TIMEOUT, TimeUnit.SECONDS)).getCause());
+        assertFailsClosed(pending);
         assertEchoes(bystander, 50_000);
         Await.until(() -> serverInit.guard().connections() == 1, "the failed connection is released");
     }
 
     @Test
     void aFailedPostClosesTheConnectionAndFailsItsCalls() throws Exception {
-        startServer(RpcServerLimits.DEFAULT);
-        RpcClient victim = connect();
-        RpcClient bystander = connect();
+        RpcClient victim = victimBesideABystander();
         assertEchoes(victim, 100);
-        CompletableFuture<Void> pending = hold(victim, Duration.ofSeconds(TIMEOUT));
-        Await.until(() -> held.size() == 1, "the call reached the procedure");
+        CompletableFuture<Void> pending = holdOne(victim);
         Assumptions.assumeTrue(failPostSends(1, false), "SKIPPED: this fabric cannot fail a post on demand");
         held.poll().replySuccess(); // the reply's post fails
-        ExecutionException e = assertThrows(ExecutionException.class, () -> pending.get(TIMEOUT, TimeUnit.SECONDS));
-        assertInstanceOf(RpcConnectionClosedException.class, e.getCause());
+        assertFailsClosed(pending);
         failPostSends(0, false);
         assertEchoes(bystander, 50_000);
     }
@@ -365,7 +374,7 @@ abstract class RpcRdmaReliabilitySuite {
     @Test
     void aResponderDyingBetweenItsWritesAndItsReplyFailsTheCallAndExposesNothing() throws Exception {
         startServer(RpcServerLimits.DEFAULT);
-        RpcClient bystander = connect();
+        bystander = connect();
         assertEchoes(bystander, 100);
         Map<String, Integer> base = stableResources();
         RpcClient victim = connect();
@@ -378,8 +387,7 @@ abstract class RpcRdmaReliabilitySuite {
         XdrPayload results = call.newPayload();
         results.writeDdpOpaque(call.alloc().buffer(n).writeBytes(pattern(n, 5)));
         call.replySuccess(results); // the RDMA Write goes, the reply's Send fails: the responder is gone
-        assertInstanceOf(RpcConnectionClosedException.class,
-                assertThrows(ExecutionException.class, () -> pending.get(TIMEOUT, TimeUnit.SECONDS)).getCause());
+        assertFailsClosed(pending);
         failPostSends(0, false);
         // The Write chunk's memory is no longer exposed: back to the bystander's resources alone.
         try {
@@ -405,8 +413,30 @@ abstract class RpcRdmaReliabilitySuite {
         return last;
     }
 
+    /** Starts the server, connects {@link #bystander} and returns a {@link #rawPeer()}. */
+    RdmaChannel rawPeerBesideABystander() throws Exception {
+        startServer(RpcServerLimits.DEFAULT);
+        bystander = connect();
+        return rawPeer();
+    }
+
+    /**
+     * The server dropped {@code raw} ({@code why}) and released it; the bystander on the same loop goes on. Returns
+     * how many held calls the peer had got dispatched (answered here, to a gone connection: dropped, released).
+     */
+    int assertDroppedWhileOthersGoOn(RdmaChannel raw, String why) throws Exception {
+        assertTrue(raw.closeFuture().await(TIMEOUT, TimeUnit.SECONDS), why);
+        Await.until(() -> serverInit.guard().connections() == 1, "the server released the connection");
+        int dispatched = 0;
+        for (RpcCallContext c; (c = held.poll()) != null; dispatched++) {
+            c.replySuccess();
+        }
+        assertEchoes(bystander, 50_000);
+        return dispatched;
+    }
+
     /** A raw RDMA connection to the server: Sends what the test encodes, keeps what it receives. */
-    RdmaChannel rawPeer(List<ByteBuf> received) throws Exception {
+    RdmaChannel rawPeer() throws Exception {
         Channel c = new Bootstrap().group(group).channel(RdmaChannel.class)
                 .handler(new io.netty.channel.ChannelInboundHandlerAdapter() {
                     @Override
@@ -431,10 +461,7 @@ abstract class RpcRdmaReliabilitySuite {
 
     @Test
     void aPeerExceedingItsCreditGrantIsDisconnected() throws Exception {
-        startServer(RpcServerLimits.DEFAULT);
-        RpcClient bystander = connect();
-        List<ByteBuf> received = new ArrayList<>();
-        RdmaChannel raw = rawPeer(received);
+        RdmaChannel raw = rawPeerBesideABystander();
         // One credit before the first reply (RFC 8166 §3.3.3); HOLD calls get no reply: every Send past the first
         // exceeds the grant, and the flood exceeds the posted receives too (RNR retries on the way).
         for (int xid = 1; xid <= 100; xid++) {
@@ -443,22 +470,14 @@ abstract class RpcRdmaReliabilitySuite {
             raw.write(new RdmaSend(call(b, xid, HOLD)));
         }
         raw.flush();
-        assertTrue(raw.closeFuture().await(TIMEOUT, TimeUnit.SECONDS), "the server disconnects the peer");
+        int dispatched = assertDroppedWhileOthersGoOn(raw, "the server disconnects the peer");
         assertTrue(serverInit.stats().creditViolations() >= 1);
-        assertEquals(1, held.size(), "only the call within the grant was dispatched");
-        held.poll().replySuccess();
-        assertEchoes(bystander, 50_000);
-        synchronized (received) {
-            received.forEach(ByteBuf::release);
-        }
+        assertEquals(1, dispatched, "only the call within the grant was dispatched");
     }
 
     @Test
     void aReadChunkWhoseRkeyWasInvalidatedClosesTheConnection() throws Exception {
-        startServer(RpcServerLimits.DEFAULT);
-        RpcClient bystander = connect();
-        List<ByteBuf> received = new ArrayList<>();
-        RdmaChannel raw = rawPeer(received);
+        RdmaChannel raw = rawPeerBesideABystander();
         ByteBuf data = raw.alloc().directBuffer(1000).writeBytes(pattern(1000, 1));
         RdmaMemory memory = raw.registerMemory(data, RdmaAccess.REMOTE_READ);
         int rkey = memory.rkey();
@@ -471,20 +490,12 @@ abstract class RpcRdmaReliabilitySuite {
                 new RdmaSegment(rkey, 1000, address))), List.of(), null), b);
         call(b, 7, EchoService.SUM).writeInt(1000);
         raw.writeAndFlush(new RdmaSend(b)).sync();
-        assertTrue(raw.closeFuture().await(TIMEOUT, TimeUnit.SECONDS), "RDMA errors are fatal (RFC 8166 §4.5.3)");
-        Await.until(() -> serverInit.guard().connections() == 1, "the server released the connection");
-        assertEchoes(bystander, 50_000);
-        synchronized (received) {
-            received.forEach(ByteBuf::release);
-        }
+        assertDroppedWhileOthersGoOn(raw, "RDMA errors are fatal (RFC 8166 §4.5.3)");
     }
 
     @Test
     void aWriteChunkAimedAtReadOnlyMemoryClosesTheConnection() throws Exception {
-        startServer(RpcServerLimits.DEFAULT);
-        RpcClient bystander = connect();
-        List<ByteBuf> received = new ArrayList<>();
-        RdmaChannel raw = rawPeer(received);
+        RdmaChannel raw = rawPeerBesideABystander();
         ByteBuf target = raw.alloc().directBuffer(4096).writeZero(4096);
         RdmaMemory memory = raw.registerMemory(target, RdmaAccess.REMOTE_READ); // exposed read-only
         try {
@@ -493,15 +504,10 @@ abstract class RpcRdmaReliabilitySuite {
                     new RdmaSegment(memory.rkey(), 4096, memory.address()))), null), b);
             call(b, 9, FILL).writeInt(3000); // FILL answers a DDP opaque: into the Write chunk
             raw.writeAndFlush(new RdmaSend(b)).sync();
-            assertTrue(raw.closeFuture().await(TIMEOUT, TimeUnit.SECONDS), "the RDMA Write fails: fatal");
+            assertDroppedWhileOthersGoOn(raw, "the RDMA Write fails: fatal");
             assertEquals(0, target.getInt(0), "nothing was written into read-only memory");
         } finally {
             target.release();
-        }
-        Await.until(() -> serverInit.guard().connections() == 1, "the server released the connection");
-        assertEchoes(bystander, 50_000);
-        synchronized (received) {
-            received.forEach(ByteBuf::release);
         }
     }
 
