@@ -21,7 +21,8 @@ import java.util.ArrayDeque;
  * goes out (RFC 5531 §8: a server may process calls in any order, so holding them back is allowed); below it again,
  * reading resumes. While backward calls (an {@link OutboundRpcMessage} with a {@link RpcCall} header) wait for their
  * replies, reading goes on whatever the count, the calls read meanwhile waiting here: their replies come on the same
- * stream, and a procedure waiting for one would otherwise never answer. An {@link IdleStateEvent} closes the connection when no call is in progress (logged, counted).
+ * stream, and a procedure waiting for one would otherwise never answer (fail-open: a backward call that times out
+ * without a reply leaves that connection reading). An {@link IdleStateEvent} closes the connection when no call is in progress (logged, counted).
  * Replies to backward calls and other messages pass unchanged. Event-loop confined.
  */
 public final class RpcCallLimiter extends ChannelDuplexHandler {
