@@ -232,6 +232,14 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         return registry;
     }
 
+    /** Fault injection (the test-jar's {@code RdmaFaults}): the queue pair to error, as on a fatal device error. */
+    void injectQueuePairError() throws IOException {
+        RdmaEndpoint e = ep;
+        if (e != null) {
+            e.qp.modifyToError();
+        }
+    }
+
     void deregisterNow(RdmaMemory m) {
         registry.deregister(m);
     }

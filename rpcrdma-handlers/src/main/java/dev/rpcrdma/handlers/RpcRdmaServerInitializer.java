@@ -11,6 +11,8 @@ import dev.rpcrdma.handlers.responder.RpcRdmaResponder;
 import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.client.RpcClientHandler;
 import dev.rpcrdma.oncrpc.server.RpcDispatcher;
+import dev.rpcrdma.oncrpc.server.RpcServerGuard;
+import dev.rpcrdma.oncrpc.server.RpcServerLimits;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -38,6 +40,10 @@ import java.time.Duration;
  * so each connection is sized here to what this side advertises: receive buffers of
  * {@link RpcRdmaConfig#receiveSize()} and send slots of {@link RpcRdmaConfig#sendSize()}. {@link #configure(ServerBootstrap)} is only needed to give
  * other transports' defaults the same sizes.
+ *
+ * <p>{@link RpcServerLimits} (the defaults, or {@link #withLimits}) bound the connections and the idle time through
+ * {@link #guard()}; the calls in flight per connection are bounded by the credit grant instead (RFC 8166 §3.3.1,
+ * {@link RpcRdmaConfig#maxGrant()}), the message size by {@link RpcRdmaConfig#maxMessageSize()}.
  */
 @ChannelHandler.Sharable
 public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> {
@@ -49,6 +55,7 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
     private final RpcRdmaStats stats;
     /** Null, or the default timeout of backward calls (a backchannel is set up). */
     private final Duration backchannelTimeout;
+    private final RpcServerGuard guard;
 
     /** With {@link RpcRdmaConfig#DEFAULT}. */
     public RpcRdmaServerInitializer(RpcDispatcher dispatcher) {
@@ -56,11 +63,12 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
     }
 
     public RpcRdmaServerInitializer(RpcDispatcher dispatcher, RpcRdmaConfig config, RpcRdmaStats stats) {
-        this(dispatcher, config, stats, null);
+        this(dispatcher, config, stats, null, new RpcServerGuard(RpcServerLimits.DEFAULT));
     }
 
     private RpcRdmaServerInitializer(RpcDispatcher dispatcher, RpcRdmaConfig config, RpcRdmaStats stats,
-                                     Duration backchannelTimeout) {
+                                     Duration backchannelTimeout, RpcServerGuard guard) {
+        this.guard = guard;
         this.dispatcher = ObjectUtil.checkNotNull(dispatcher, "dispatcher");
         this.config = ObjectUtil.checkNotNull(config, "config");
         this.stats = ObjectUtil.checkNotNull(stats, "stats");
@@ -78,12 +86,23 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
      * Backward calls time out after {@code timeout} unless their options say otherwise.
      */
     public RpcRdmaServerInitializer withBackchannel(Duration timeout) {
-        return new RpcRdmaServerInitializer(dispatcher, config, stats, ObjectUtil.checkNotNull(timeout, "timeout"));
+        return new RpcRdmaServerInitializer(dispatcher, config, stats, ObjectUtil.checkNotNull(timeout, "timeout"),
+                guard);
     }
 
     /** {@link #withBackchannel(Duration)} with a 30 s timeout. */
     public RpcRdmaServerInitializer withBackchannel() {
         return withBackchannel(RpcRdmaClientInitializer.DEFAULT_TIMEOUT);
+    }
+
+    /** The same with {@code limits} (and a new {@link RpcServerGuard} counting for them). */
+    public RpcRdmaServerInitializer withLimits(RpcServerLimits limits) {
+        return new RpcRdmaServerInitializer(dispatcher, config, stats, backchannelTimeout, new RpcServerGuard(limits));
+    }
+
+    /** The connection and idle limits applied and their counters, shared by this initializer's connections. */
+    public RpcServerGuard guard() {
+        return guard;
     }
 
     /** Counters shared by the connections. */
@@ -99,6 +118,9 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
 
     @Override
     protected void initChannel(Channel ch) {
+        if (!guard.admit(ch)) {
+            return;
+        }
         InlineThresholds thresholds = InlineThresholds.DEFAULTS;
         RdmaConnection connection = null;
         if (ch instanceof RdmaChannel) {
@@ -128,6 +150,7 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
         ChannelPipeline p = ch.pipeline();
         p.addLast("rpcRdmaResponder", new RpcRdmaResponder(config, thresholds, connection, stats,
                 dispatcher.stats(), backward));
+        guard.install(p, false);
         p.addLast("rpcDispatcher", dispatcher);
         if (backchannelTimeout != null) {
             p.addLast("rpcBackchannel", new RpcClientHandler(dispatcher.stats(), backchannelTimeout));

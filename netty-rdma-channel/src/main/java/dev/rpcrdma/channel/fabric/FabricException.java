@@ -9,6 +9,7 @@ public class FabricException extends IOException {
     /** errno values used by the software fabric, as on Linux. */
     public static final int EPERM = 1;
     public static final int ENOENT = 2;
+    public static final int EIO = 5;
     public static final int EAGAIN = 11;
     public static final int ENOMEM = 12;
     public static final int EBUSY = 16;

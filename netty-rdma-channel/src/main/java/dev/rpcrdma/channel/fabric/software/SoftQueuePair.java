@@ -96,6 +96,9 @@ final class SoftQueuePair implements QueuePair {
             throw new FabricException("ibv_post_send: inline " + wr.totalLength() + " B > max "
                     + caps.maxInlineData, FabricException.EINVAL);
         }
+        if (fabric.takePostSendFailure(opcode)) {
+            throw new FabricException("ibv_post_send: injected failure", FabricException.EIO);
+        }
         synchronized (fabric.lock) {
             if (destroyed) {
                 throw new FabricException("ibv_post_send: QP destroyed", FabricException.EINVAL);

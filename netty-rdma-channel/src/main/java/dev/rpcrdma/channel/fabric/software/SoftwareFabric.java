@@ -3,6 +3,7 @@ package dev.rpcrdma.channel.fabric.software;
 import dev.rpcrdma.channel.fabric.CmEventChannel;
 import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.fabric.FabricException;
+import dev.rpcrdma.channel.fabric.WrOpcode;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -11,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The in-process software fabric (see the package documentation). {@link #instance()} is the JVM-wide fabric that
@@ -32,6 +34,9 @@ public final class SoftwareFabric implements Fabric {
      * asynchronously; tests set this to hold a closing channel in its drain.
      */
     volatile long flushDelayMillis;
+    /** Fault injection: how many of the next {@code ibv_post_send} calls fail (see {@link #failPostSends(int)}). */
+    private final AtomicInteger postSendFailures = new AtomicInteger();
+    private volatile boolean failSendsOnly;
     private final Map<Integer, Object> keys = new HashMap<>();
     private final Map<String, SoftCmId> listeners = new HashMap<>();
     /** Ids bound with {@code rdma_bind_addr}, per port (the kernel's rdma_cm bind list). */
@@ -65,6 +70,39 @@ public final class SoftwareFabric implements Fabric {
             throw new IllegalArgumentException("millis: " + millis + " (expected >= 0)");
         }
         flushDelayMillis = millis;
+    }
+
+    /**
+     * Fault injection for tests: the next {@code count} {@code ibv_post_send} calls on any queue pair of this fabric
+     * fail with {@code EIO}, as a device that lost its port would make them fail (0 ends it).
+     */
+    public void failPostSends(int count) {
+        failPostSends(count, false);
+    }
+
+    /**
+     * The same, counting only Sends ({@code IBV_WR_SEND}, {@code IBV_WR_SEND_WITH_INV}) when {@code sendsOnly}:
+     * RDMA Writes posted before them go through, e.g. a responder dying between its Writes and its reply.
+     */
+    public void failPostSends(int count, boolean sendsOnly) {
+        if (count < 0) {
+            throw new IllegalArgumentException("count: " + count + " (expected >= 0)");
+        }
+        failSendsOnly = sendsOnly;
+        postSendFailures.set(count);
+    }
+
+    /** Consumes one injected post failure for a work request of {@code opcode}, if any. */
+    boolean takePostSendFailure(int opcode) {
+        if (failSendsOnly && opcode != WrOpcode.SEND && opcode != WrOpcode.SEND_WITH_INV) {
+            return false;
+        }
+        for (int n; (n = postSendFailures.get()) > 0; ) {
+            if (postSendFailures.compareAndSet(n, n - 1)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A new fabric sharing nothing with {@link #instance()}; its engine thread is a daemon. */
