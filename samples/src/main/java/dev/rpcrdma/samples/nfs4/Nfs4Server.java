@@ -16,6 +16,7 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -24,6 +25,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -45,6 +48,9 @@ public final class Nfs4Server implements AutoCloseable {
     private InetSocketAddress tcpAddress;
     private InetSocketAddress rdmaAddress;
     private ScheduledFuture<?> leaseTimer;
+    /** Runs every COMPOUND: the state lock and file I/O never hold up an event loop. */
+    private final ExecutorService compounds = Executors.newSingleThreadExecutor(
+            new DefaultThreadFactory("nfs4-compound", true));
 
     private Nfs4Server(Nfs4State state, Nfs4FileSystem fs) {
         this.state = state;
@@ -99,7 +105,8 @@ public final class Nfs4Server implements AutoCloseable {
         boolean started = false;
         try {
             RpcProgramRegistry registry = new RpcProgramRegistry().registerNull(Nfs4.PROGRAM, Nfs4.VERSION)
-                    .register(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, new CompoundProcessor(server));
+                    .register(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND,
+                            new OffLoopProcedure(server.compounds, new CompoundProcessor(server)));
             RpcDispatcher dispatcher = new RpcDispatcher(registry, server.rpcStats);
             if (o.tcp) {
                 server.tcpAddress = server.listen(server.tcpBootstrap(o.threads, dispatcher), o.address, o.tcpPort);
@@ -164,6 +171,12 @@ public final class Nfs4Server implements AutoCloseable {
         }
         for (EventLoopGroup g : groups) {
             g.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+        }
+        compounds.shutdown();
+        try {
+            compounds.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         synchronized (state) {
             state.shutdown();
