@@ -75,7 +75,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * close completes as usual (unposted writes fail with {@link ClosedChannelException}, channelInactive, close future,
  * deregistration), everything registered through the channel is deregistered, and QP, CQ, completion channel, PD
  * and id are destroyed. If the device does not flush within {@value #DRAIN_TIMEOUT_MILLIS} ms (a timer is the
- * backstop) the registered memory is deliberately leaked (logged) rather than freed under the device.
+ * backstop; rxe 6.1 is seen not to flush the receive queue of some queue pairs) the queue pair is destroyed first,
+ * after which the device owns none of the posted memory; only if that fails is the memory leaked (logged).
  */
 public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnection {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaChannel.class);
@@ -473,16 +474,20 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         }
         RdmaEndpoint e = ep;
         if (e != null) {
-            if (drained()) {
-                registration.submit(RdmaIoOps.unwatch(e.compChannel.fd()));
-                // Verbs order: QP, CQ (all its events acked), completion channel, MWs, MRs, PD; the id in closeCm.
-                e.destroyQueues();
+            boolean drained = drained();
+            if (!drained) {
+                logger.warn("{}: the device did not flush {} send and {} receive work requests within {} ms; "
+                        + "destroying the queue pair first: once it is gone the device owns none of their memory",
+                        this, sends.inFlight(), receives.posted(), DRAIN_TIMEOUT_MILLIS);
+            }
+            registration.submit(RdmaIoOps.unwatch(e.compChannel.fd()));
+            // Verbs order: QP, CQ (all its events acked), completion channel, MWs, MRs, PD; the id in closeCm.
+            if (e.destroyQueues() || drained) {
                 registry.releaseAll();
                 e.destroyMemory();
             } else {
-                logger.error("{}: the device did not flush {} send and {} receive work requests within {} ms; "
-                        + "leaking its registered memory rather than freeing it under the device", this,
-                        sends.inFlight(), receives.posted(), DRAIN_TIMEOUT_MILLIS);
+                logger.error("{}: the queue pair could not be destroyed with work requests outstanding; leaking "
+                        + "its registered memory rather than freeing it under the device", this);
             }
             ep = null;
         }

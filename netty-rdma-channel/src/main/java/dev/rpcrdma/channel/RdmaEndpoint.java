@@ -171,16 +171,17 @@ final class RdmaEndpoint {
 
     /**
      * Destroys the QP, then the CQ (after acking all its events: {@code ibv_destroy_cq} waits for that), then the
-     * completion channel. Only after every posted work request completed or was flushed.
+     * completion channel; returns whether the QP was destroyed (after which the device owns no posted memory).
      */
-    void destroyQueues() {
-        close(qp, "QP");
+    boolean destroyQueues() {
+        boolean qpGone = close(qp, "QP");
         qp = null;
         ackEvents();
         close(cq, "CQ");
         cq = null;
         close(compChannel, "completion channel");
         compChannel = null;
+        return qpGone;
     }
 
     /**
@@ -204,13 +205,16 @@ final class RdmaEndpoint {
         pd = null;
     }
 
-    private static void close(AutoCloseable c, String what) {
+    /** Destroys {@code c}; false if that failed (true when there was nothing to destroy). */
+    private static boolean close(AutoCloseable c, String what) {
         if (c != null) {
             try {
                 c.close();
             } catch (Exception e) {
                 logger.warn("failed to destroy the {}", what, e);
+                return false;
             }
         }
+        return true;
     }
 }

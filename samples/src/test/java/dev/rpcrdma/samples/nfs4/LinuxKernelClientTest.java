@@ -35,10 +35,13 @@ class LinuxKernelClientTest {
 
     @BeforeEach
     void start(org.junit.jupiter.api.TestInfo info) throws Exception {
-        MNT = "/tmp/nfs41-" + info.getTestMethod().orElseThrow().getName();
+        MNT = "/tmp/our-nfs4-mnt-" + info.getTestMethod().orElseThrow().getName();
         addr = System.getenv("VM_RDMA_ADDR");
         assumeTrue(addr != null, "SKIPPED: not in the Soft-RoCE VM (tools/vm/run sets VM_RDMA_ADDR)");
-        sh("modprobe nfs; modprobe nfsv4; modprobe rpcrdma || true; mkdir -p " + MNT);
+        // The kernel's nfsd may still listen on 2049/20049 (other modules' interop tests started it in this boot):
+        // stopping its threads closes its listeners, so our server can bind those ports.
+        sh("if [ -w /proc/fs/nfsd/threads ]; then echo 0 > /proc/fs/nfsd/threads; fi; "
+                + "modprobe nfs; modprobe nfsv4; modprobe rpcrdma || true; mkdir -p " + MNT);
     }
 
     @AfterEach
@@ -239,7 +242,7 @@ class LinuxKernelClientTest {
     /** The host-directory backend ({@code --export}) under the kernel client over RDMA: files land in the directory. */
     @Test
     void kernelClientOnAHostDirectoryExport() throws Exception {
-        String export = "/tmp/nfs41-export";
+        String export = "/tmp/our-nfs4-export";
         sh("rm -rf " + export + " && mkdir -p " + export + " && echo from-the-host > " + export + "/hello");
         server = Nfs4Server.start("--transport", "rdma", "--rdma-port", "20049", "--address", addr,
                 "--fabric", "native", "--lease", "20", "--export", export);
