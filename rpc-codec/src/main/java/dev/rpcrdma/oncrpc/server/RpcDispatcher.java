@@ -94,14 +94,18 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
     protected void channelRead0(ChannelHandlerContext ctx, InboundRpcMessage message) {
         if (message.header() instanceof RpcCall) {
             dispatch(ctx, (RpcCall) message.header(), message);
-        } else if (RpcBackchannel.of(ctx.channel()) != null
-                && RpcBackchannel.of(ctx.channel()).role() == RpcBackchannel.Role.CALLER) {
+        } else if (isBackwardCaller(ctx)) {
             // The reply to a backward call: on to the connection's RpcClientHandler behind this dispatcher.
             ctx.fireChannelRead(message.retain());
         } else {
             stats.recordUnexpectedMessage();
             logger.warn("{} dropped a REPLY received by a server: {}", ctx.channel(), message.header());
         }
+    }
+
+    private static boolean isBackwardCaller(ChannelHandlerContext ctx) {
+        RpcBackchannel b = RpcBackchannel.of(ctx.channel());
+        return b != null && b.role() == RpcBackchannel.Role.CALLER;
     }
 
     @Override

@@ -501,6 +501,14 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         ctx.close();
     }
 
+    /** Removed without going inactive: backward calls still queued are failed and their payloads released. */
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        if (backward != null) {
+            backward.inactive();
+        }
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         closed = true;
