@@ -158,32 +158,62 @@ public final class RpcMessageCodec {
 
     /** Encodes an rpc_msg header (everything before the arguments / results). */
     public static void encodeHeader(RpcMessage header, XdrWriter out) {
+        encodeHeader(header, out.buffer());
+    }
+
+    /**
+     * Encodes an rpc_msg header at the writer index of {@code out} (exactly {@link #headerLength} bytes), without
+     * allocating.
+     */
+    public static void encodeHeader(RpcMessage header, ByteBuf out) {
         out.writeInt(header.xid());
-        out.writeEnum(header.msgType().intValue());
+        out.writeInt(header.msgType().intValue());
         if (header instanceof RpcCall) {
             RpcCall call = (RpcCall) header;
             out.writeInt(call.rpcvers()).writeInt(call.program()).writeInt(call.version())
                     .writeInt(call.procedure());
-            call.credential().encode(out);
-            call.verifier().encode(out);
+            encodeAuth(call.credential(), out);
+            encodeAuth(call.verifier(), out);
             return;
         }
         RpcReply reply = (RpcReply) header;
-        out.writeEnum(reply.replyStat().intValue());
+        out.writeInt(reply.replyStat().intValue());
         if (ReplyStat.MSG_ACCEPTED.equals(reply.replyStat())) {
-            reply.verifier().encode(out);
-            out.writeEnum(reply.acceptStat().intValue());
+            encodeAuth(reply.verifier(), out);
+            out.writeInt(reply.acceptStat().intValue());
             if (AcceptStat.PROG_MISMATCH.equals(reply.acceptStat())) {
                 out.writeInt(reply.mismatchLow()).writeInt(reply.mismatchHigh());
             }
         } else {
-            out.writeEnum(reply.rejectStat().intValue());
+            out.writeInt(reply.rejectStat().intValue());
             if (RejectStat.RPC_MISMATCH.equals(reply.rejectStat())) {
                 out.writeInt(reply.mismatchLow()).writeInt(reply.mismatchHigh());
             } else {
-                out.writeEnum(reply.authStat().intValue());
+                out.writeInt(reply.authStat().intValue());
             }
         }
+    }
+
+    private static void encodeAuth(OpaqueAuth auth, ByteBuf out) {
+        byte[] body = auth.bodyUnsafe();
+        out.writeInt(auth.flavor().intValue());
+        out.writeInt(body.length);
+        out.writeBytes(body);
+        out.writeZero(Xdr.pad(body.length));
+    }
+
+    /** Bytes of the fully-inline encoding of {@code message}: its header, then its body with every item inline. */
+    public static int inlineLength(OutboundRpcMessage message) {
+        return headerLength(message.header()) + message.body().inlineLength();
+    }
+
+    /**
+     * Writes the fully-inline encoding of {@code message} ({@link #inlineLength} bytes) at the writer index of
+     * {@code out}: one copy of the body, no allocation. Does not consume {@code message}.
+     */
+    public static void writeInline(OutboundRpcMessage message, ByteBuf out) {
+        encodeHeader(message.header(), out);
+        message.body().writeInline(out);
     }
 
     /**
@@ -211,7 +241,7 @@ public final class RpcMessageCodec {
         XdrPayload body = message.body();
         ByteBuf out = alloc.ioBuffer(headroom + headerLength(message.header()) + body.inlineLength());
         out.writerIndex(headroom).readerIndex(headroom);
-        encodeHeader(message.header(), new XdrWriter(out));
+        encodeHeader(message.header(), out);
         body.writeInline(out);
         return out;
     }

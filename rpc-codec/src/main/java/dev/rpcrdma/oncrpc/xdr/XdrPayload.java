@@ -161,11 +161,11 @@ public final class XdrPayload extends AbstractReferenceCounted {
         for (int i = 0; i < segments.size(); i++) {
             ByteBuf s = segments.get(i);
             if (s.isReadable()) {
-                out.writeBytes(s, s.readerIndex(), s.readableBytes());
+                ByteBufCopy.append(s, s.readerIndex(), s.readableBytes(), out);
             }
             if (i < items.size()) {
                 DdpItem item = items.get(i);
-                out.writeBytes(item.data(), item.data().readerIndex(), item.length());
+                ByteBufCopy.append(item.data(), item.data().readerIndex(), item.length(), out);
                 out.writeZero(item.padLength());
             }
         }
@@ -176,7 +176,7 @@ public final class XdrPayload extends AbstractReferenceCounted {
         for (int i = 0; i < segments.size(); i++) {
             ByteBuf s = segments.get(i);
             if (s.isReadable()) {
-                out.writeBytes(s, s.readerIndex(), s.readableBytes());
+                ByteBufCopy.append(s, s.readerIndex(), s.readableBytes(), out);
             }
         }
     }

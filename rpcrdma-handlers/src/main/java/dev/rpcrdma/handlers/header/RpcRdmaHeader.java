@@ -41,8 +41,9 @@ public final class RpcRdmaHeader {
         this.version = version;
         this.credits = credits;
         this.procedure = requireNonNull(procedure, "procedure");
-        this.readList = List.copyOf(readList);
-        this.writeList = List.copyOf(writeList);
+        // Empty lists (most headers) are shared: List.copyOf of an empty list still allocates.
+        this.readList = readList.isEmpty() ? List.of() : List.copyOf(readList);
+        this.writeList = writeList.isEmpty() ? List.of() : List.copyOf(writeList);
         this.replyChunk = replyChunk;
         this.errorCode = errorCode;
         this.lowVersion = lowVersion;

@@ -2,6 +2,8 @@ package dev.rpcrdma.handlers.header;
 
 import io.netty.buffer.ByteBuf;
 
+import java.util.List;
+
 /** Encodes RPC-over-RDMA Version 1 transport headers (RFC 8166 §4.1). */
 public final class RpcRdmaHeaderEncoder {
 
@@ -22,15 +24,18 @@ public final class RpcRdmaHeaderEncoder {
             }
             return;
         }
-        for (ReadSegment read : header.readList()) {
+        List<ReadSegment> reads = header.readList();
+        for (int i = 0; i < reads.size(); i++) {
+            ReadSegment read = reads.get(i);
             out.writeInt(1);
             out.writeInt(read.position());
             writeSegment(read.segment(), out);
         }
         out.writeInt(0);
-        for (WriteChunk chunk : header.writeList()) {
+        List<WriteChunk> writes = header.writeList();
+        for (int i = 0; i < writes.size(); i++) {
             out.writeInt(1);
-            writeChunk(chunk, out);
+            writeChunk(writes.get(i), out);
         }
         out.writeInt(0);
         if (header.replyChunk() != null) {
@@ -41,10 +46,26 @@ public final class RpcRdmaHeaderEncoder {
         }
     }
 
+    /**
+     * Writes the RDMA_MSG header of version 1 with empty Read and Write lists and no Reply chunk
+     * ({@link RpcRdmaHeader#MIN_MSG_LENGTH} bytes), as {@code encode(RpcRdmaHeader.msg(xid, credits), out)} would,
+     * without a header object: the transport header of every call and reply that needs no chunk.
+     */
+    public static void encodePlainMsg(int xid, int credits, ByteBuf out) {
+        out.writeInt(xid);
+        out.writeInt(RpcRdmaHeader.VERSION_1);
+        out.writeInt(credits);
+        out.writeInt(RdmaProcedure.RDMA_MSG.intValue());
+        out.writeInt(0);
+        out.writeInt(0);
+        out.writeInt(0);
+    }
+
     private static void writeChunk(WriteChunk chunk, ByteBuf out) {
         out.writeInt(chunk.segments().size());
-        for (RdmaSegment segment : chunk.segments()) {
-            writeSegment(segment, out);
+        List<RdmaSegment> segments = chunk.segments();
+        for (int i = 0; i < segments.size(); i++) {
+            writeSegment(segments.get(i), out);
         }
     }
 

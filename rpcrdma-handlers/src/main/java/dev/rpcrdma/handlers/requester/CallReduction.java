@@ -9,7 +9,9 @@ import dev.rpcrdma.handlers.header.RpcRdmaHeader;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderEncoder;
 import dev.rpcrdma.handlers.header.WriteChunk;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
+import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
+import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
 import dev.rpcrdma.oncrpc.xdr.DdpItem;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
@@ -51,7 +53,7 @@ final class CallReduction {
      * finish.
      */
     ByteBuf reduce(ChannelHandlerContext ctx, InlineThresholds thresholds, int credit, RpcCall call,
-                   XdrPayload payload, RequesterCall rpc) throws IOException {
+                   OutboundRpcMessage message, RequesterCall rpc) throws IOException {
         boolean rdma = connection != null;
         int sendThreshold = thresholds.sendThreshold();
         // RFC 8166 §4.3.2.1: one Write chunk per expected DDP-eligible result item, in order. Trailing items hinted 0
@@ -82,18 +84,38 @@ final class CallReduction {
         if (ddpBytes > 0 || replyChunk) {
             provisionReply(ctx, call, chunks, (int) ddpBytes, replyChunk ? maxReply : 0, rpc);
         }
-        int inline = payload.inlineLength();
+        int inline = RpcMessageCodec.inlineLength(message);
+        if (rpc.writeList.isEmpty() && rpc.replyChunk == null
+                && (long) RpcRdmaHeader.MIN_MSG_LENGTH + inline <= sendThreshold) {
+            // The common call: no chunk at all, header and message written straight into the Send (one copy).
+            ByteBuf send = ctx.alloc().directBuffer(RpcRdmaHeader.MIN_MSG_LENGTH + inline);
+            RpcRdmaHeaderEncoder.encodePlainMsg(call.xid(), credit, send);
+            RpcMessageCodec.writeInline(message, send);
+            return send;
+        }
         RpcRdmaHeader header = RpcRdmaHeader.msg(call.xid(), credit, List.of(), rpc.writeList, rpc.replyChunk);
         if ((long) header.encodedLength() + inline <= sendThreshold) {
             ByteBuf send = ctx.alloc().directBuffer(header.encodedLength() + inline);
             RpcRdmaHeaderEncoder.encode(header, send);
-            payload.writeInline(send);
+            RpcMessageCodec.writeInline(message, send);
             return send;
         }
         if (!rdma) {
             throw new IOException("call of " + inline + " bytes exceeds the inline threshold " + sendThreshold
                     + " and chunks need an RDMA connection");
         }
+        XdrPayload payload = RpcMessageCodec.encode(ctx.alloc(), message);
+        try {
+            return reduceToChunks(ctx, credit, call, payload, header, inline, sendThreshold, rpc);
+        } finally {
+            payload.release();
+        }
+    }
+
+    /** The call does not fit inline: its DDP-eligible items in Read chunks, or the whole of it (Long Call). */
+    private ByteBuf reduceToChunks(ChannelHandlerContext ctx, int credit, RpcCall call, XdrPayload payload,
+                                   RpcRdmaHeader header, int inline, int sendThreshold, RequesterCall rpc)
+            throws IOException {
         List<DdpItem> items = payload.ddpItems();
         long itemBytes = 0;
         for (DdpItem item : items) {

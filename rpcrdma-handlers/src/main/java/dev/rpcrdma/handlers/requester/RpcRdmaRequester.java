@@ -24,7 +24,6 @@ import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcReply;
 import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
-import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -231,14 +230,8 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     private boolean send(ChannelHandlerContext ctx, RequesterCall rpc) {
         OutboundRpcMessage message = rpc.takeMessage();
         RpcCall call = (RpcCall) message.header();
-        XdrPayload payload;
         try {
-            payload = RpcMessageCodec.encode(ctx.alloc(), message);
-        } finally {
-            message.release();
-        }
-        try {
-            ByteBuf send = reduction.reduce(ctx, thresholds, credits.maxRequests(), call, payload, rpc);
+            ByteBuf send = reduction.reduce(ctx, thresholds, credits.maxRequests(), call, message, rpc);
             credits.onCallSent();
             maxOutstandingSeen = Math.max(maxOutstandingSeen, credits.outstanding());
             calls.put(rpc.xid, rpc);
@@ -254,7 +247,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
             rpc.promise.tryFailure(t);
             return false;
         } finally {
-            payload.release();
+            message.release();
         }
     }
 

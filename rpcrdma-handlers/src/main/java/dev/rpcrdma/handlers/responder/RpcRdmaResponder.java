@@ -332,6 +332,13 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
                     + Integer.toUnsignedString(xid)));
             return;
         }
+        if (call.header.writeList().isEmpty()) {
+            int inline = RpcMessageCodec.inlineLength(reply);
+            if (RpcRdmaHeader.MIN_MSG_LENGTH + (long) inline <= thresholds.sendThreshold()) {
+                sendInline(ctx, call, reply, inline, promise);
+                return;
+            }
+        }
         XdrPayload payload;
         try {
             payload = RpcMessageCodec.encode(ctx.alloc(), reply);
@@ -348,6 +355,32 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         } finally {
             payload.release();
         }
+    }
+
+    /**
+     * The common reply: the call offered no Write chunk and the reply fits inline, so the transport header and the
+     * RPC message go straight into the Send (one copy, no intermediate stream). Consumes {@code reply}.
+     */
+    private void sendInline(ChannelHandlerContext ctx, ResponderCall call, OutboundRpcMessage reply, int inline,
+                            ChannelPromise promise) {
+        ByteBuf send = null;
+        try {
+            send = ctx.alloc().directBuffer(RpcRdmaHeader.MIN_MSG_LENGTH + inline);
+            RpcRdmaHeaderEncoder.encodePlainMsg(call.xid(), grant(call.header.credits()), send);
+            RpcMessageCodec.writeInline(reply, send);
+        } catch (Throwable t) {
+            if (send != null) {
+                send.release();
+            }
+            logger.warn("{} could not send the reply to xid {}; closing (RFC 8166 §4.5.4)", ctx.channel(),
+                    Integer.toUnsignedString(call.xid()), t);
+            promise.tryFailure(t);
+            close(ctx);
+            return;
+        } finally {
+            reply.release();
+        }
+        send(ctx, call.header, send, promise, null);
     }
 
     private void sendReply(ChannelHandlerContext ctx, ResponderCall call, XdrPayload payload,
