@@ -9,13 +9,19 @@ import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.client.CallOptions;
+import dev.rpcrdma.oncrpc.client.RpcCallListener;
 import dev.rpcrdma.oncrpc.client.RpcClient;
+import dev.rpcrdma.oncrpc.client.RpcReplyDecoder;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcClientInitializer;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcConfig;
+import dev.rpcrdma.oncrpc.xdr.XdrException;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import dev.rpcrdma.oncrpc.xdr.XdrReader;
 import dev.rpcrdma.samples.echo.EchoProgram;
 import dev.rpcrdma.samples.echo.EchoServer;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
@@ -40,6 +46,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One ECHO round trip of the samples' echo program (one call in flight), server and client in this JVM:
@@ -48,13 +55,20 @@ import java.util.concurrent.TimeUnit;
  * comparison. Every echoed byte is verified. With {@code -prof gc}, {@code gc.alloc.rate.norm} is the bytes
  * allocated per round trip by all threads (client, server, fabric engine).
  * {@code java -jar benchmarks/target/benchmarks.jar EchoRoundTripBenchmark -prof gc}.
+ *
+ * <p>Four calls: {@code echo} and {@code nullCall} through the {@link java.util.concurrent.CompletableFuture} API
+ * (what most callers write), {@code echoListener} and {@code nullListener} through the allocation-free form
+ * ({@link RpcCallListener} and a decoder kept across calls; this thread parks until the event loop unparks it).
+ * {@code nullCall}/{@code nullListener} do not depend on {@code size}: run them with {@code -p size=1024}. The
+ * fork runs with Netty's leak detector off, as Netty's own microbenchmarks (at its default level one buffer in 128
+ * records a stack trace, which is what {@code gc.alloc.rate.norm} would then mostly measure).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = "-Dio.netty.leakDetection.level=disabled")
 public class EchoRoundTripBenchmark {
 
     @Param({"rdma", "tcp"})
@@ -69,6 +83,9 @@ public class EchoRoundTripBenchmark {
     private Channel channel;
     private RpcClient client;
     private ByteBuf payload;
+    private CallOptions echoOptions;
+    private final Waiter waiter = new Waiter();
+    private final EchoCheck echoCheck = new EchoCheck();
 
     @Setup
     public void setUp() throws Exception {
@@ -95,6 +112,8 @@ public class EchoRoundTripBenchmark {
         for (int i = 0; i < size; i++) {
             payload.writeByte(i * 7 + 1);
         }
+        echoOptions = EchoProgram.echoOptions(CallOptions.DEFAULT, size);
+        echoCheck.expected = payload;
     }
 
     @TearDown
@@ -113,5 +132,88 @@ public class EchoRoundTripBenchmark {
             throw new IllegalStateException("echoed bytes differ");
         }
         return same;
+    }
+
+    @Benchmark
+    public Object nullCall() throws Exception {
+        return EchoProgram.callNull(client).get(30, TimeUnit.SECONDS);
+    }
+
+    @Benchmark
+    public Object echoListener() throws Exception {
+        XdrPayload args = client.newPayload().writeDdpOpaque(payload.retainedDuplicate());
+        client.call(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_ECHO, args, echoCheck, echoOptions,
+                waiter.arm());
+        if (waiter.await() != Boolean.TRUE) {
+            throw new IllegalStateException("echoed bytes differ");
+        }
+        return Boolean.TRUE;
+    }
+
+    @Benchmark
+    public Object nullListener() throws Exception {
+        client.call(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_NULL, client.newPayload(),
+                RpcReplyDecoder.VOID, CallOptions.NULL_CALL, waiter.arm());
+        return waiter.await();
+    }
+
+    /** Decodes an ECHO reply into whether it carried exactly {@link #expected}; reused for every call. */
+    private static final class EchoCheck implements RpcReplyDecoder<Boolean> {
+        ByteBuf expected;
+
+        @Override
+        public Boolean decode(XdrReader results) throws XdrException {
+            ByteBuf echoed = results.readDdpOpaque(expected.readableBytes());
+            try {
+                return ByteBufUtil.equals(expected, echoed);
+            } finally {
+                echoed.release();
+            }
+        }
+    }
+
+    /** One call's outcome handed from the event loop to the benchmark thread (park/unpark, no allocation). */
+    private static final class Waiter implements RpcCallListener<Object> {
+        private volatile Thread waiting;
+        private volatile boolean done;
+        private Object result;
+        private Throwable failure;
+
+        Waiter arm() {
+            done = false;
+            waiting = Thread.currentThread();
+            return this;
+        }
+
+        Object await() throws Exception {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!done) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new IllegalStateException("no reply within 30 s");
+                }
+                LockSupport.parkNanos(this, left);
+            }
+            if (failure != null) {
+                throw new IllegalStateException("call failed", failure);
+            }
+            return result;
+        }
+
+        @Override
+        public void onResult(Object r) {
+            result = r;
+            failure = null;
+            done = true;
+            LockSupport.unpark(waiting);
+        }
+
+        @Override
+        public void onFailure(Throwable cause) {
+            result = null;
+            failure = cause;
+            done = true;
+            LockSupport.unpark(waiting);
+        }
     }
 }

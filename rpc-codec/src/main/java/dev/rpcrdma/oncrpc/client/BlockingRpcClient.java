@@ -156,7 +156,7 @@ public final class BlockingRpcClient implements AutoCloseable {
             throw e;
         }
         // Written on this thread (the loop's owner) before start() returns; the timeout is ours to enforce.
-        RpcClientHandler.PendingCall<T> call = client.start(prog, vers, proc, args, decoder, options, false);
+        PendingCall<T> call = client.start(prog, vers, proc, args, decoder, options, false);
         CompletableFuture<T> future = call.future;
         long deadline = System.nanoTime() + call.timeoutDuration.toNanos();
         while (!future.isDone()) {

@@ -84,6 +84,25 @@ public final class RpcClient {
     }
 
     /**
+     * Sends a call and hands its outcome to {@code listener} on the channel's event loop: the allocation-free form
+     * of {@link #call(int, int, int, XdrPayload, RpcReplyDecoder, CallOptions)} (no future, no per-call callback
+     * objects, the per-call state recycled), for callers that keep their decoder, options and listener across
+     * calls. Takes ownership of {@code args}. Same failures as the future form, through
+     * {@link RpcCallListener#onFailure}; a call issued on the event loop is written there and then, without a
+     * task hand-off.
+     */
+    public <T> void call(int prog, int vers, int proc, XdrPayload args, RpcReplyDecoder<T> decoder,
+                         CallOptions options, RpcCallListener<? super T> listener) {
+        ObjectUtil.checkNotNull(args, "args");
+        ObjectUtil.checkNotNull(decoder, "decoder");
+        ObjectUtil.checkNotNull(options, "options");
+        ObjectUtil.checkNotNull(listener, "listener");
+        Duration timeout = options.timeout() != null ? options.timeout() : handler.defaultTimeout();
+        start(PendingCall.withListener(handler, channel, prog, vers, proc, options, timeout, args, decoder,
+                listener));
+    }
+
+    /**
      * The blocking form of {@link #call(int, int, int, XdrPayload, RpcReplyDecoder, CallOptions)}: waits on the
      * calling thread for the results, and throws the call's typed failure as is ({@link RpcReplyException},
      * {@link RpcTimeoutException}, {@link RpcConnectionClosedException}, {@link RpcBackchannelException}, the
@@ -122,22 +141,28 @@ public final class RpcClient {
     }
 
     /**
-     * Starts a call; with {@code armTimer} false the caller enforces the timeout itself (see
+     * Starts a call completing a future; with {@code armTimer} false the caller enforces the timeout itself (see
      * {@link BlockingRpcClient}: a scheduled task would keep a manually driven loop from blocking).
      */
-    <T> RpcClientHandler.PendingCall<T> start(int prog, int vers, int proc, XdrPayload args,
-                                              RpcReplyDecoder<T> decoder, CallOptions options, boolean armTimer) {
-        CompletableFuture<T> future = new CompletableFuture<>();
+    <T> PendingCall<T> start(int prog, int vers, int proc, XdrPayload args, RpcReplyDecoder<T> decoder,
+                             CallOptions options, boolean armTimer) {
         Duration timeout = options.timeout() != null ? options.timeout() : handler.defaultTimeout();
-        RpcClientHandler.PendingCall<T> pending = new RpcClientHandler.PendingCall<>(handler, channel, prog, vers,
-                proc, options, timeout, armTimer, args, decoder, future);
+        PendingCall<T> pending = PendingCall.withFuture(handler, channel, prog, vers, proc, options, timeout,
+                armTimer, args, decoder);
+        start(pending);
+        return pending;
+    }
+
+    /** Hands {@code pending} to the event loop (runs it there and then when already on it). */
+    private void start(PendingCall<?> pending) {
+        XdrPayload args = pending.args;
         if (!channel.isActive() || handler.isClosed()) {
             args.release();
-            future.completeExceptionally(new RpcConnectionClosedException("connection " + channel + " is closed"));
-            return pending;
+            pending.failWith(new RpcConnectionClosedException("connection " + channel + " is closed"));
+            return;
         }
         EventLoop loop = channel.eventLoop();
-        // The xid, the pending-table entry, the timeout and the write all happen in one event-loop task.
+        // The xid, the pending-table entry, the deadline and the write all happen in one event-loop task.
         if (loop.inEventLoop()) {
             pending.run();
         } else {
@@ -145,9 +170,8 @@ public final class RpcClient {
                 loop.execute(pending);
             } catch (RejectedExecutionException e) {
                 args.release();
-                future.completeExceptionally(new RpcConnectionClosedException("event loop shut down", e));
+                pending.failWith(new RpcConnectionClosedException("event loop shut down", e));
             }
         }
-        return pending;
     }
 }

@@ -7,24 +7,16 @@ import dev.rpcrdma.oncrpc.message.OpaqueAuth;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcReply;
-import dev.rpcrdma.oncrpc.metrics.ProcedureMetrics;
-import dev.rpcrdma.oncrpc.metrics.RpcErrorKind;
 import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
-import dev.rpcrdma.oncrpc.xdr.XdrPayload;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.util.collection.IntObjectHashMap;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Client side of RFC 5531 on one connection: XID allocation, the table of pending calls, per-call timeouts,
@@ -44,6 +36,8 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
 
     /** Pending calls by xid; event loop only. */
     private final IntObjectHashMap<PendingCall<?>> pending = new IntObjectHashMap<>();
+    /** Their deadlines, with one timer for all; event loop only. */
+    private final CallTimeouts timeouts = new CallTimeouts(this);
     private final RpcStats stats;
     private final Duration defaultTimeout;
     /** Next xid to try; event loop only (RFC 5531 §9: the client chooses it). */
@@ -107,8 +101,7 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
     void send(PendingCall<?> call) {
         if (closed) {
             call.args.release();
-            call.future.completeExceptionally(new RpcConnectionClosedException(
-                    "connection closed before the call was sent"));
+            call.failWith(new RpcConnectionClosedException("connection closed before the call was sent"));
             return;
         }
         RpcBackchannel backchannel = RpcBackchannel.of(call.channel);
@@ -116,7 +109,7 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
             if (!backchannel.isEnabled()) {
                 // draft-cel-nfsv4-rpcrdma-bidirection §2.2.3: no backward call before the peer said it is prepared.
                 call.args.release();
-                call.future.completeExceptionally(new RpcBackchannelException("the client has not enabled a "
+                call.failWith(new RpcBackchannelException("the client has not enabled a "
                         + "backchannel on " + call.channel + " (RpcBackchannel.enable() when it signals it, e.g. "
                         + "NFSv4.1 CREATE_SESSION with CONN_BACK_CHAN)"));
                 return;
@@ -131,13 +124,14 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
         }
         pending.put(xid, call);
         if (call.armTimer) {
-            call.timeout = call.channel.eventLoop().schedule(call, call.timeoutDuration.toNanos(),
-                    TimeUnit.NANOSECONDS);
+            timeouts.add(call, call.channel.eventLoop());
         }
         RpcCall header = new RpcCall(xid, RpcCall.RPC_VERSION, call.program, call.version, call.procedure,
                 call.options.credential(), OpaqueAuth.NONE, null, call.options.replyDdpItemsUnsafe(),
                 call.options.maxReplySize());
-        call.channel.writeAndFlush(new OutboundRpcMessage(header, call.args)).addListener(call);
+        ChannelFuture written = call.channel.writeAndFlush(new OutboundRpcMessage(header, call.args));
+        call.holdForWrite();
+        written.addListener(call);
     }
 
     /** Removes and fails a pending call (write failure, timeout, transport event); false if none was pending. */
@@ -146,9 +140,9 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
         if (call == null) {
             return false;
         }
-        call.cancelTimeout();
+        timeouts.remove(call);
         call.recordFailure(cause);
-        call.future.completeExceptionally(cause);
+        call.failWith(cause);
         return true;
     }
 
@@ -173,7 +167,7 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
             logger.warn("{} dropped a reply to no pending call: {}", ctx.channel(), reply);
             return;
         }
-        call.cancelTimeout();
+        timeouts.remove(call);
         RpcBackchannel backchannel = RpcBackchannel.of(ctx.channel());
         if (backchannel != null && backchannel.role() == RpcBackchannel.Role.CALLER) {
             stats.recordBackwardReplyReceived();
@@ -240,128 +234,10 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
         for (PendingCall<?> call : pending.values().toArray(new PendingCall<?>[0])) {
             fail(call.xid, cause);
         }
+        timeouts.clear();
     }
 
     boolean isClosed() {
         return closed;
-    }
-
-    /**
-     * One call from {@link RpcClient#call} to its reply. As a {@link Runnable} it is first the hand-off of the call
-     * to the event loop ({@link #send}), then its timeout task; as a {@link ChannelFutureListener} it fails the call
-     * when the write fails. One object per call for all three roles.
-     */
-    static final class PendingCall<T> implements Runnable, ChannelFutureListener {
-        final RpcClientHandler handler;
-        final Channel channel;
-        final int program;
-        final int version;
-        final int procedure;
-        final CallOptions options;
-        final Duration timeoutDuration;
-        /** False when the caller enforces the timeout (no scheduled task). */
-        final boolean armTimer;
-        final XdrPayload args;
-        final RpcReplyDecoder<T> decoder;
-        final CompletableFuture<T> future;
-        /** Set on the event loop by {@link RpcClientHandler#send}. */
-        int xid;
-        ScheduledFuture<?> timeout;
-        private boolean handedOver;
-        /** Where this call is recorded (null: not measured), its procedure's counters, when it was sent. */
-        private RpcMetrics metrics;
-        private ProcedureMetrics procedureMetrics;
-        private long startNanos;
-
-        PendingCall(RpcClientHandler handler, Channel channel, int program, int version, int procedure,
-                    CallOptions options, Duration timeoutDuration, boolean armTimer, XdrPayload args,
-                    RpcReplyDecoder<T> decoder, CompletableFuture<T> future) {
-            this.handler = handler;
-            this.channel = channel;
-            this.program = program;
-            this.version = version;
-            this.procedure = procedure;
-            this.options = options;
-            this.timeoutDuration = timeoutDuration;
-            this.armTimer = armTimer;
-            this.args = args;
-            this.decoder = decoder;
-            this.future = future;
-        }
-
-        @Override
-        public void run() {
-            if (!handedOver) {
-                handedOver = true;
-                handler.send(this);
-                return;
-            }
-            timedOut();
-        }
-
-        /** Fails this call with {@link RpcTimeoutException} if it is still pending; event loop only. */
-        void timedOut() {
-            handler.fail(this, new RpcTimeoutException("no reply to xid " + Integer.toUnsignedString(xid)
-                    + " within " + timeoutDuration));
-        }
-
-        @Override
-        public void operationComplete(ChannelFuture f) {
-            if (!f.isSuccess()) {
-                handler.fail(this, new RpcConnectionClosedException("could not send the call", f.cause()));
-            }
-        }
-
-        void cancelTimeout() {
-            ScheduledFuture<?> t = timeout;
-            if (t != null) {
-                t.cancel(false);
-            }
-        }
-
-        /** Measures this call into {@code m}; event loop, before it is written. */
-        void measure(RpcMetrics m) {
-            metrics = m;
-            procedureMetrics = m.procedure(program, version, procedure);
-            startNanos = System.nanoTime();
-            m.recordBytesOut(args.inlineLength());
-        }
-
-        private void record(RpcErrorKind error) {
-            if (metrics != null) {
-                metrics.recordCall(procedureMetrics, System.nanoTime() - startNanos, error);
-            }
-        }
-
-        /** Records a call that ended without an answer (or with a transport's typed failure). */
-        void recordFailure(Throwable cause) {
-            if (metrics != null) {
-                record(cause instanceof RpcTimeoutException ? RpcErrorKind.TIMEOUT
-                        : cause instanceof RpcConnectionClosedException ? RpcErrorKind.CONNECTION_CLOSED
-                        : RpcErrorKind.TRANSPORT);
-            }
-        }
-
-        void complete(RpcReply reply, InboundRpcMessage message) {
-            if (metrics != null) {
-                metrics.recordBytesIn(message.body().readableBytes() + message.body().placedBytes());
-            }
-            if (!reply.isSuccess()) {
-                record(RpcMetrics.kindOf(reply));
-                future.completeExceptionally(new RpcReplyException(reply));
-                return;
-            }
-            T result;
-            try {
-                result = decoder.decode(message.body());
-            } catch (Throwable t) {
-                // Whatever the decoder throws (XdrException, a bug, an assertion) ends this call, never hangs it.
-                record(RpcErrorKind.DECODE);
-                future.completeExceptionally(t);
-                return;
-            }
-            record(null);
-            future.complete(result);
-        }
     }
 }

@@ -1,0 +1,229 @@
+package dev.rpcrdma.oncrpc.client;
+
+import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.RpcReply;
+import dev.rpcrdma.oncrpc.metrics.ProcedureMetrics;
+import dev.rpcrdma.oncrpc.metrics.RpcErrorKind;
+import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.util.Recycler;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One call from {@link RpcClient#call} to its outcome. As a {@link Runnable} it is the hand-off of the call to the
+ * event loop ({@link RpcClientHandler#send}); as a {@link ChannelFutureListener} it fails the call when the write
+ * fails; {@link CallTimeouts} links it by deadline. The outcome goes to a {@link CompletableFuture} (one object per
+ * call, never reused) or to an {@link RpcCallListener}: then the object comes from a {@link Recycler} and goes back
+ * once both the outcome and the write's completion were handled, so nothing can reach it when it is reused.
+ */
+final class PendingCall<T> implements Runnable, ChannelFutureListener {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(PendingCall.class);
+
+    private static final Recycler<PendingCall<Object>> RECYCLER = new Recycler<PendingCall<Object>>() {
+        @Override
+        protected PendingCall<Object> newObject(Handle<PendingCall<Object>> handle) {
+            return new PendingCall<>(handle);
+        }
+    };
+
+    private final Recycler.Handle<PendingCall<T>> recyclerHandle;
+    RpcClientHandler handler;
+    Channel channel;
+    int program;
+    int version;
+    int procedure;
+    CallOptions options;
+    Duration timeoutDuration;
+    /** False when the caller enforces the timeout (no deadline kept by the handler). */
+    boolean armTimer;
+    XdrPayload args;
+    RpcReplyDecoder<T> decoder;
+    /** Where the outcome goes: exactly one of the two is set. */
+    CompletableFuture<T> future;
+    private RpcCallListener<? super T> listener;
+    /** Set on the event loop by {@link RpcClientHandler#send}. */
+    int xid;
+    /** Deadline on the loop's ticker, and the neighbours in {@link CallTimeouts}'s list; event loop only. */
+    long deadline;
+    PendingCall<?> prev;
+    PendingCall<?> next;
+    boolean linked;
+    private boolean handedOver;
+    /** What still refers to this call: its outcome, and its write until the write completed. */
+    private int holds;
+    /** Where this call is recorded (null: not measured), its procedure's counters, when it was sent. */
+    private RpcMetrics metrics;
+    private ProcedureMetrics procedureMetrics;
+    private long startNanos;
+
+    private PendingCall(Recycler.Handle<PendingCall<T>> recyclerHandle) {
+        this.recyclerHandle = recyclerHandle;
+    }
+
+    /** A call whose outcome completes a new future. */
+    static <T> PendingCall<T> withFuture(RpcClientHandler handler, Channel channel, int program, int version,
+                                         int procedure, CallOptions options, Duration timeout, boolean armTimer,
+                                         XdrPayload args, RpcReplyDecoder<T> decoder) {
+        PendingCall<T> call = new PendingCall<>(null);
+        call.init(handler, channel, program, version, procedure, options, timeout, armTimer, args, decoder);
+        call.future = new CompletableFuture<>();
+        return call;
+    }
+
+    /** A recycled call whose outcome goes to {@code listener}. */
+    @SuppressWarnings("unchecked")
+    static <T> PendingCall<T> withListener(RpcClientHandler handler, Channel channel, int program, int version,
+                                           int procedure, CallOptions options, Duration timeout, XdrPayload args,
+                                           RpcReplyDecoder<T> decoder, RpcCallListener<? super T> listener) {
+        PendingCall<T> call = (PendingCall<T>) (PendingCall<?>) RECYCLER.get();
+        call.init(handler, channel, program, version, procedure, options, timeout, true, args, decoder);
+        call.listener = listener;
+        return call;
+    }
+
+    private void init(RpcClientHandler handler, Channel channel, int program, int version, int procedure,
+                      CallOptions options, Duration timeout, boolean armTimer, XdrPayload args,
+                      RpcReplyDecoder<T> decoder) {
+        this.handler = handler;
+        this.channel = channel;
+        this.program = program;
+        this.version = version;
+        this.procedure = procedure;
+        this.options = options;
+        this.timeoutDuration = timeout;
+        this.armTimer = armTimer;
+        this.args = args;
+        this.decoder = decoder;
+        this.holds = 1;
+    }
+
+    @Override
+    public void run() {
+        if (!handedOver) {
+            handedOver = true;
+            handler.send(this);
+        }
+    }
+
+    /** The write is about to be listened to: it holds this call until it completes. */
+    void holdForWrite() {
+        holds++;
+    }
+
+    /** Fails this call with {@link RpcTimeoutException} if it is still pending; event loop only. */
+    void timedOut() {
+        handler.fail(this, new RpcTimeoutException("no reply to xid " + Integer.toUnsignedString(xid)
+                + " within " + timeoutDuration));
+    }
+
+    @Override
+    public void operationComplete(ChannelFuture f) {
+        if (!f.isSuccess()) {
+            handler.fail(this, new RpcConnectionClosedException("could not send the call", f.cause()));
+        }
+        release();
+    }
+
+    /** Measures this call into {@code m}; event loop, before it is written. */
+    void measure(RpcMetrics m) {
+        metrics = m;
+        procedureMetrics = m.procedure(program, version, procedure);
+        startNanos = System.nanoTime();
+        m.recordBytesOut(args.inlineLength());
+    }
+
+    private void record(RpcErrorKind error) {
+        if (metrics != null) {
+            metrics.recordCall(procedureMetrics, System.nanoTime() - startNanos, error);
+        }
+    }
+
+    /** Records a call that ended without an answer (or with a transport's typed failure). */
+    void recordFailure(Throwable cause) {
+        if (metrics != null) {
+            record(cause instanceof RpcTimeoutException ? RpcErrorKind.TIMEOUT
+                    : cause instanceof RpcConnectionClosedException ? RpcErrorKind.CONNECTION_CLOSED
+                    : RpcErrorKind.TRANSPORT);
+        }
+    }
+
+    /** The reply arrived: decodes it and delivers the outcome. */
+    void complete(RpcReply reply, InboundRpcMessage message) {
+        if (metrics != null) {
+            metrics.recordBytesIn(message.body().readableBytes() + message.body().placedBytes());
+        }
+        if (!reply.isSuccess()) {
+            record(RpcMetrics.kindOf(reply));
+            failWith(new RpcReplyException(reply));
+            return;
+        }
+        T result;
+        try {
+            result = decoder.decode(message.body());
+        } catch (Throwable t) {
+            // Whatever the decoder throws (XdrException, a bug, an assertion) ends this call, never hangs it.
+            record(RpcErrorKind.DECODE);
+            failWith(t);
+            return;
+        }
+        record(null);
+        CompletableFuture<T> f = future;
+        RpcCallListener<? super T> l = listener;
+        release();
+        if (f != null) {
+            f.complete(result);
+        } else {
+            try {
+                l.onResult(result);
+            } catch (Throwable t) {
+                logger.warn("{} an RpcCallListener threw from onResult", channel, t);
+            }
+        }
+    }
+
+    /** Delivers a failure (the call is no longer pending). */
+    void failWith(Throwable cause) {
+        CompletableFuture<T> f = future;
+        RpcCallListener<? super T> l = listener;
+        Channel ch = channel;
+        release();
+        if (f != null) {
+            f.completeExceptionally(cause);
+        } else {
+            try {
+                l.onFailure(cause);
+            } catch (Throwable t) {
+                logger.warn("{} an RpcCallListener threw from onFailure", ch, t);
+            }
+        }
+    }
+
+    /** Drops one hold; the last one returns a listener call to the recycler. */
+    private void release() {
+        if (--holds > 0 || recyclerHandle == null) {
+            return;
+        }
+        handler = null;
+        channel = null;
+        options = null;
+        timeoutDuration = null;
+        args = null;
+        decoder = null;
+        listener = null;
+        prev = null;
+        next = null;
+        linked = false;
+        handedOver = false;
+        metrics = null;
+        procedureMetrics = null;
+        recyclerHandle.recycle(this);
+    }
+}
