@@ -9,7 +9,6 @@ import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
-import io.netty.util.Recycler;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
@@ -20,21 +19,16 @@ import java.util.concurrent.CompletableFuture;
  * One call from {@link RpcClient#call} to its outcome. As a {@link Runnable} it is the hand-off of the call to the
  * event loop ({@link RpcClientHandler#send}); as a {@link ChannelFutureListener} it fails the call when the write
  * fails; {@link CallTimeouts} links it by deadline. The outcome goes to a {@link CompletableFuture} (one object per
- * call, never reused) or to an {@link RpcCallListener}: then the object comes from a {@link Recycler} and goes back
- * once both the outcome and the write's completion were handled, so nothing can reach it when it is reused.
+ * call, never reused) or to an {@link RpcCallListener}: then the object comes from its handler's free list and
+ * goes back once both the outcome and the write's completion were handled, so nothing can reach it when it is
+ * reused.
  */
 final class PendingCall<T> implements Runnable, ChannelFutureListener {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(PendingCall.class);
 
-    private static final Recycler<PendingCall<Object>> RECYCLER = new Recycler<PendingCall<Object>>() {
-        @Override
-        protected PendingCall<Object> newObject(Handle<PendingCall<Object>> handle) {
-            return new PendingCall<>(handle);
-        }
-    };
-
-    private final Recycler.Handle<PendingCall<T>> recyclerHandle;
+    /** Whether this call goes back to its handler's free list when done (the listener form). */
+    private final boolean pooled;
     RpcClientHandler handler;
     Channel channel;
     int program;
@@ -64,26 +58,29 @@ final class PendingCall<T> implements Runnable, ChannelFutureListener {
     private ProcedureMetrics procedureMetrics;
     private long startNanos;
 
-    private PendingCall(Recycler.Handle<PendingCall<T>> recyclerHandle) {
-        this.recyclerHandle = recyclerHandle;
+    private PendingCall(boolean pooled) {
+        this.pooled = pooled;
     }
 
     /** A call whose outcome completes a new future. */
     static <T> PendingCall<T> withFuture(RpcClientHandler handler, Channel channel, int program, int version,
                                          int procedure, CallOptions options, Duration timeout, boolean armTimer,
                                          XdrPayload args, RpcReplyDecoder<T> decoder) {
-        PendingCall<T> call = new PendingCall<>(null);
+        PendingCall<T> call = new PendingCall<>(false);
         call.init(handler, channel, program, version, procedure, options, timeout, armTimer, args, decoder);
         call.future = new CompletableFuture<>();
         return call;
     }
 
-    /** A recycled call whose outcome goes to {@code listener}. */
+    /** A call whose outcome goes to {@code listener}, reused from {@code handler}'s free list when it has one. */
     @SuppressWarnings("unchecked")
     static <T> PendingCall<T> withListener(RpcClientHandler handler, Channel channel, int program, int version,
                                            int procedure, CallOptions options, Duration timeout, XdrPayload args,
                                            RpcReplyDecoder<T> decoder, RpcCallListener<? super T> listener) {
-        PendingCall<T> call = (PendingCall<T>) (PendingCall<?>) RECYCLER.get();
+        PendingCall<T> call = (PendingCall<T>) handler.takeFree();
+        if (call == null) {
+            call = new PendingCall<>(true);
+        }
         call.init(handler, channel, program, version, procedure, options, timeout, true, args, decoder);
         call.listener = listener;
         return call;
@@ -206,11 +203,12 @@ final class PendingCall<T> implements Runnable, ChannelFutureListener {
         }
     }
 
-    /** Drops one hold; the last one returns a listener call to the recycler. */
+    /** Drops one hold; the last one returns a listener call to its handler's free list. */
     private void release() {
-        if (--holds > 0 || recyclerHandle == null) {
+        if (--holds > 0 || !pooled) {
             return;
         }
+        RpcClientHandler owner = handler;
         handler = null;
         channel = null;
         options = null;
@@ -224,6 +222,6 @@ final class PendingCall<T> implements Runnable, ChannelFutureListener {
         handedOver = false;
         metrics = null;
         procedureMetrics = null;
-        recyclerHandle.recycle(this);
+        owner.giveBack(this);
     }
 }

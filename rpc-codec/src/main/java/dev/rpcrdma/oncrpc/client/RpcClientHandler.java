@@ -16,6 +16,7 @@ import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -34,8 +35,13 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcClientHandler.class);
 
+    /** At most this many finished calls are kept for reuse. */
+    private static final int MAX_FREE_CALLS = 64;
+
     /** Pending calls by xid; event loop only. */
     private final IntObjectHashMap<PendingCall<?>> pending = new IntObjectHashMap<>();
+    /** Finished listener calls kept for reuse (a caller thread takes one, the loop gives it back); guarded by itself. */
+    private final ArrayDeque<PendingCall<?>> free = new ArrayDeque<>(MAX_FREE_CALLS);
     /** Their deadlines, with one timer for all; event loop only. */
     private final CallTimeouts timeouts = new CallTimeouts(this);
     private final RpcStats stats;
@@ -82,6 +88,22 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
      */
     public int pendingCalls() {
         return pending.size();
+    }
+
+    /** A finished call to reuse, or null; any thread. */
+    PendingCall<?> takeFree() {
+        synchronized (free) {
+            return free.pollLast();
+        }
+    }
+
+    /** Keeps a finished call for reuse (or drops it when enough are kept); any thread. */
+    void giveBack(PendingCall<?> call) {
+        synchronized (free) {
+            if (free.size() < MAX_FREE_CALLS) {
+                free.addLast(call);
+            }
+        }
     }
 
     /** An xid not in use by a pending call; event loop only. */

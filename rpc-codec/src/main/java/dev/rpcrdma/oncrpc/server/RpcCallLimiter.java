@@ -35,6 +35,9 @@ public final class RpcCallLimiter extends ChannelDuplexHandler {
     private int inFlight;
     private int backwardOutstanding;
     private boolean paused;
+    /** {@link #release} as a task, one per connection rather than one lambda per reply. */
+    private final Runnable releaseTask = this::releaseLater;
+    private ChannelHandlerContext releaseContext;
 
     RpcCallLimiter(RpcServerGuard guard, int maxCallsInFlight) {
         this.guard = guard;
@@ -96,11 +99,19 @@ public final class RpcCallLimiter extends ChannelDuplexHandler {
         ctx.write(msg, promise);
         if (header instanceof RpcReply && inFlight > 0) {
             inFlight--;
-            ctx.executor().execute(() -> release(ctx));
+            if (!waiting.isEmpty() || paused) {
+                // Later, after this write (calls passed up now would answer inside it); nothing to do otherwise.
+                releaseContext = ctx;
+                ctx.executor().execute(releaseTask);
+            }
         } else if (header instanceof RpcCall) {
             backwardOutstanding++;
             updateReading(ctx);
         }
+    }
+
+    private void releaseLater() {
+        release(releaseContext);
     }
 
     /** After a reply: passes waiting calls up, then updates reading. */

@@ -212,11 +212,11 @@ public final class XdrPayload extends AbstractReferenceCounted {
 
     @Override
     protected void deallocate() {
-        for (ByteBuf s : segments) {
-            s.release();
+        for (int i = 0; i < segments.size(); i++) {
+            segments.get(i).release();
         }
-        for (DdpItem item : items) {
-            item.data().release();
+        for (int i = 0; i < items.size(); i++) {
+            items.get(i).data().release();
         }
     }
 
