@@ -36,7 +36,8 @@ public final class RpcMessageCodec {
      *                      accept_stat / reject_stat). The caller logs, counts and drops the message.
      */
     public static InboundRpcMessage decode(ByteBuf record, Collection<ByteBuf> placed) throws XdrException {
-        return decode(record, new ArrayDeque<>(placed), placed);
+        // Nothing placed (every inline RPC-over-RDMA message): no deque, as over TCP.
+        return placed.isEmpty() ? decode(record, null, null) : decode(record, new ArrayDeque<>(placed), placed);
     }
 
     /** {@link #decode(ByteBuf, Collection)} without placed data (TCP): no deque is allocated. */

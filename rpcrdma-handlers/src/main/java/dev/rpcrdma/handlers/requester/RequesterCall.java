@@ -25,6 +25,8 @@ import java.util.List;
  */
 final class RequesterCall implements ChannelFutureListener {
 
+    private static final int[] NO_OFFSETS = new int[0];
+
     private final RpcRdmaRequester requester;
     final int xid;
     /** The Send's write promise: completes when the Send is written (posted), not when the reply arrives. */
@@ -33,7 +35,7 @@ final class RequesterCall implements ChannelFutureListener {
     private OutboundRpcMessage message;
     final CallExposure exposure = new CallExposure();
     List<WriteChunk> writeList = List.of();
-    int[] writeOffsets = new int[0];
+    int[] writeOffsets = NO_OFFSETS;
     WriteChunk replyChunk;
     int replyOffset;
 
@@ -138,7 +140,7 @@ final class RequesterCall implements ChannelFutureListener {
             stats.recordLongReply();
             return exposure.write.buffer.retainedSlice(replyOffset, (int) header.replyChunk().totalLength());
         }
-        return in.retainedSlice();
+        return in.retain(); // the receive's own buffer, positioned after the transport header: no slice object
     }
 
     /**
@@ -147,6 +149,9 @@ final class RequesterCall implements ChannelFutureListener {
      */
     List<ByteBuf> placedItems(RpcRdmaHeader header, RpcRdmaStats stats) {
         List<WriteChunk> returned = header.writeList();
+        if (returned.isEmpty()) {
+            return List.of();
+        }
         List<ByteBuf> placed = new ArrayList<>(returned.size());
         for (int i = 0; i < returned.size(); i++) {
             long used = returned.get(i).totalLength();

@@ -31,6 +31,9 @@ final class CallReassembly {
     /** Total bytes to pull. */
     final long totalRead;
 
+    /** The plan of every call without Read chunks (shared: it has no per-call state). */
+    private static final CallReassembly INLINE = new CallReassembly(null, List.of(), 0);
+
     private CallReassembly(ReadChunk positionZero, List<ReadChunk> inserted, long totalRead) {
         this.positionZero = positionZero;
         this.inserted = inserted;
@@ -46,8 +49,11 @@ final class CallReassembly {
     static CallReassembly plan(RpcRdmaHeader header, int inlineLength, int maxMessageSize)
             throws RpcRdmaHeaderException {
         int xid = header.xid();
-        List<ReadChunk> chunks = ReadChunk.group(header.readList());
         boolean nomsg = RdmaProcedure.RDMA_NOMSG.equals(header.procedure());
+        if (header.readList().isEmpty() && !nomsg && inlineLength <= maxMessageSize) {
+            return INLINE; // the common call: nothing to pull, nothing to check beyond this
+        }
+        List<ReadChunk> chunks = ReadChunk.group(header.readList());
         ReadChunk zero = !chunks.isEmpty() && chunks.get(0).position() == 0 ? chunks.get(0) : null;
         if (nomsg && zero == null) {
             // RFC 8166 §3.5.3: an RDMA_NOMSG call carries its message in the position-zero Read chunk.

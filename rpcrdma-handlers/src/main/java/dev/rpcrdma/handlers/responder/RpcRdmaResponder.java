@@ -203,7 +203,8 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         ResponderCall call = new ResponderCall(this, header);
         calls.put(xid, call);
         if (header.readList().isEmpty()) {
-            deliver(ctx, call, in.retainedSlice());
+            // The receive's own buffer, positioned after the transport header, rather than a slice object.
+            deliver(ctx, call, in.retain());
             return;
         }
         pull(ctx, call, plan, nomsg ? null : in.retainedSlice());
