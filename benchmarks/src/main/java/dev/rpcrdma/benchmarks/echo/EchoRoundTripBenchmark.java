@@ -152,7 +152,7 @@ public class EchoRoundTripBenchmark {
 
     @Benchmark
     public Object nullListener() throws Exception {
-        client.call(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_NULL, client.newPayload(),
+        client.call(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_NULL, XdrPayload.empty(),
                 RpcReplyDecoder.VOID, CallOptions.NULL_CALL, waiter.arm());
         return waiter.await();
     }

@@ -65,7 +65,7 @@ public final class RpcClient {
 
     /** Calls procedure NULL (0) of {@code prog}/{@code vers}. */
     public CompletableFuture<Void> callNull(int prog, int vers) {
-        return call(prog, vers, 0, newPayload(), RpcReplyDecoder.VOID, CallOptions.NULL_CALL);
+        return call(prog, vers, 0, XdrPayload.empty(), RpcReplyDecoder.VOID, CallOptions.NULL_CALL);
     }
 
     /**

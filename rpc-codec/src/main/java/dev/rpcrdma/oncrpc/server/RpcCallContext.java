@@ -118,17 +118,17 @@ public final class RpcCallContext {
 
     /** Replies MSG_ACCEPTED SUCCESS with no results (void). */
     public ChannelFuture replySuccess() {
-        return replySuccess(newPayload());
+        return replySuccess(XdrPayload.empty());
     }
 
     /** Replies MSG_ACCEPTED with an error status (PROC_UNAVAIL, GARBAGE_ARGS, SYSTEM_ERR, PROG_UNAVAIL). */
     public ChannelFuture replyError(AcceptStat stat) {
-        return send(RpcReply.accepted(call.xid(), OpaqueAuth.NONE, stat), newPayload());
+        return send(RpcReply.accepted(call.xid(), OpaqueAuth.NONE, stat), XdrPayload.empty());
     }
 
     /** Replies MSG_DENIED AUTH_ERROR with the given reason (e.g. AUTH_TOOWEAK for an unsupported flavor). */
     public ChannelFuture replyAuthError(AuthStat why) {
-        return send(RpcReply.authError(call.xid(), why), newPayload());
+        return send(RpcReply.authError(call.xid(), why), XdrPayload.empty());
     }
 
     /** Sends any reply header (with results only for SUCCESS); takes ownership of {@code body}. */

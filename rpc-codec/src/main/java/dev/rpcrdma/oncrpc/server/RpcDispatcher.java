@@ -153,7 +153,7 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
             return;
         }
         if (!found.versionKnown) {
-            context.reply(RpcReply.progMismatch(call.xid(), found.low, found.high), context.newPayload());
+            context.reply(RpcReply.progMismatch(call.xid(), found.low, found.high), XdrPayload.empty());
             return;
         }
         if (found.procedure == null) {
@@ -182,7 +182,7 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
     }
 
     private static void answer(ChannelHandlerContext ctx, RpcReply reply) {
-        ctx.writeAndFlush(new OutboundRpcMessage(reply, XdrPayload.newPayload(ctx.alloc())))
+        ctx.writeAndFlush(new OutboundRpcMessage(reply, XdrPayload.empty()))
                 .addListener(LOG_WRITE_FAILURE);
     }
 }

@@ -42,11 +42,24 @@ public final class XdrPayload extends AbstractReferenceCounted {
     private List<DdpItem> items;
     private final XdrWriter writer;
 
+    /** The shared empty payload, see {@link #empty()}. */
+    private static final XdrPayload EMPTY = new XdrPayload(null, List.of(Unpooled.EMPTY_BUFFER),
+            Collections.emptyList());
+
     private XdrPayload(ByteBufAllocator alloc, List<ByteBuf> segments, List<DdpItem> items) {
         this.alloc = alloc;
         this.segments = segments;
         this.items = items;
         this.writer = new XdrWriter(segments.get(segments.size() - 1), this);
+    }
+
+    /**
+     * The empty payload (void arguments or results, e.g. NULL's), shared: nothing can be written to it (writing
+     * through {@link #writer()} or {@link #writeDdpOpaque} throws {@link IllegalStateException}), and retaining or
+     * releasing it does nothing (its count stays 1), so handing it over like any payload costs no allocation.
+     */
+    public static XdrPayload empty() {
+        return EMPTY;
     }
 
     /** A new, empty payload whose segments are allocated from {@code alloc}. */
@@ -122,6 +135,9 @@ public final class XdrPayload extends AbstractReferenceCounted {
 
     /** The current (last) segment, allocated if it is still the empty placeholder. */
     ByteBuf writableSegment() {
+        if (this == EMPTY) {
+            throw new IllegalStateException("XdrPayload.empty() is shared and cannot be written to; use newPayload");
+        }
         int last = segments.size() - 1;
         ByteBuf current = segments.get(last);
         if (current == Unpooled.EMPTY_BUFFER) {
@@ -190,14 +206,28 @@ public final class XdrPayload extends AbstractReferenceCounted {
 
     @Override
     public XdrPayload retain() {
-        super.retain();
+        if (this != EMPTY) {
+            super.retain();
+        }
         return this;
     }
 
     @Override
     public XdrPayload retain(int increment) {
-        super.retain(increment);
+        if (this != EMPTY) {
+            super.retain(increment);
+        }
         return this;
+    }
+
+    @Override
+    public boolean release() {
+        return this != EMPTY && super.release();
+    }
+
+    @Override
+    public boolean release(int decrement) {
+        return this != EMPTY && super.release(decrement);
     }
 
     @Override

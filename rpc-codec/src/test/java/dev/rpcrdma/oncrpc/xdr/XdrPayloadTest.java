@@ -12,7 +12,9 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 class XdrPayloadTest {
 
@@ -146,5 +148,29 @@ class XdrPayloadTest {
         b.release();
         reduced.release();
         p.release();
+    }
+
+    @Test
+    void theSharedEmptyPayloadIsReadOnlyAndOutlivesAnyRelease() {
+        XdrPayload empty = XdrPayload.empty();
+        assertSame(empty, XdrPayload.empty());
+        assertEquals(0, empty.inlineLength());
+        assertFalse(empty.release(), "releasing the shared payload frees nothing");
+        empty.retain().release();
+        assertEquals(1, empty.refCnt());
+        assertThrows(IllegalStateException.class, () -> empty.writer().writeInt(1));
+        ByteBuf data = Unpooled.buffer(4).writeInt(7);
+        assertThrows(IllegalStateException.class, () -> empty.writeDdpOpaque(data));
+        data.release();
+        ByteBuf out = Unpooled.buffer();
+        empty.writeInline(out);
+        assertEquals(0, out.readableBytes());
+        out.release();
+        XdrPayload head = XdrPayload.newPayload(ByteBufAllocator.DEFAULT);
+        head.writer().writeInt(5);
+        XdrPayload both = XdrPayload.concat(head, XdrPayload.empty());
+        assertEquals(4, both.inlineLength());
+        both.release();
+        assertEquals(1, empty.refCnt());
     }
 }
