@@ -8,7 +8,6 @@ import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcReply;
 import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.util.collection.IntObjectHashMap;
@@ -151,9 +150,9 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
         RpcCall header = new RpcCall(xid, RpcCall.RPC_VERSION, call.program, call.version, call.procedure,
                 call.options.credential(), OpaqueAuth.NONE, null, call.options.replyDdpItemsUnsafe(),
                 call.options.maxReplySize());
-        ChannelFuture written = call.channel.writeAndFlush(new OutboundRpcMessage(header, call.args));
+        // Held for the write before writing: a reply (or a failure) may complete the call inside writeAndFlush.
         call.holdForWrite();
-        written.addListener(call);
+        call.channel.writeAndFlush(new OutboundRpcMessage(header, call.args)).addListener(call);
     }
 
     /** Removes and fails a pending call (write failure, timeout, transport event); false if none was pending. */

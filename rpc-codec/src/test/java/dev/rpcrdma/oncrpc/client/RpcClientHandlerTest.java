@@ -129,6 +129,76 @@ class RpcClientHandlerTest {
         assertInstanceOf(XdrException.class, cause(f));
     }
 
+    /** Records the outcomes a listener receives, in order. */
+    private static final class Outcomes implements RpcCallListener<Object> {
+        final java.util.List<Object> seen = new java.util.ArrayList<>();
+
+        @Override
+        public void onResult(Object result) {
+            seen.add(result);
+        }
+
+        @Override
+        public void onFailure(Throwable cause) {
+            seen.add(cause);
+        }
+    }
+
+    @Test
+    void oneListenerServesManyCallsAndTheirStateIsReused() throws Exception {
+        Outcomes outcomes = new Outcomes();
+        for (int i = 0; i < 3; i++) {
+            XdrPayload args = client.newPayload();
+            args.writer().writeInt(i);
+            client.call(100, 1, 1, args, r -> r.readInt(), CallOptions.DEFAULT, outcomes);
+            XdrPayload results = client.newPayload();
+            results.writer().writeInt(10 + i);
+            receive(RpcReply.success(sentCall().xid()), results);
+        }
+        client.call(100, 1, 0, XdrPayload.empty(), RpcReplyDecoder.VOID, CallOptions.DEFAULT, outcomes);
+        receive(RpcReply.progMismatch(sentCall().xid(), 2, 4), XdrPayload.empty());
+        assertEquals(4, outcomes.seen.size(), outcomes.seen.toString());
+        assertEquals(java.util.List.of(10, 11, 12), outcomes.seen.subList(0, 3));
+        assertInstanceOf(RpcReplyException.class, outcomes.seen.get(3));
+        assertEquals(0, client.handler().pendingCalls());
+    }
+
+    @Test
+    void deadlinesExpireInTheirOrderWhateverTheOrderOfTheCalls() throws Exception {
+        Outcomes outcomes = new Outcomes();
+        // Sent 300 ms, 100 ms, 200 ms, 5 s (the client's default): one timer serves them all.
+        client.call(100, 1, 0, XdrPayload.empty(), r -> "300", CallOptions.DEFAULT.withTimeout(
+                Duration.ofMillis(300)), outcomes);
+        client.call(100, 1, 0, XdrPayload.empty(), r -> "100", CallOptions.DEFAULT.withTimeout(
+                Duration.ofMillis(100)), outcomes);
+        CompletableFuture<Void> f200 = client.call(100, 1, 0, XdrPayload.empty(), RpcReplyDecoder.VOID,
+                CallOptions.DEFAULT.withTimeout(Duration.ofMillis(200)));
+        CompletableFuture<Void> longer = client.callNull(100, 1);
+        int x300 = sentCall().xid();
+        int x100 = sentCall().xid();
+        sentCall();
+        int xLonger = sentCall().xid();
+        ch.advanceTimeBy(150, TimeUnit.MILLISECONDS);
+        ch.runScheduledPendingTasks();
+        assertEquals(1, outcomes.seen.size());
+        assertInstanceOf(RpcTimeoutException.class, outcomes.seen.get(0));
+        assertFalse(f200.isDone());
+        receive(RpcReply.success(x300), XdrPayload.empty()); // answered in time: never times out
+        assertEquals("300", outcomes.seen.get(1));
+        ch.advanceTimeBy(100, TimeUnit.MILLISECONDS);
+        ch.runScheduledPendingTasks();
+        assertInstanceOf(RpcTimeoutException.class, cause(f200));
+        ch.advanceTimeBy(1, TimeUnit.SECONDS);
+        ch.runScheduledPendingTasks();
+        assertEquals(2, outcomes.seen.size());
+        assertFalse(longer.isDone());
+        assertEquals(1, client.handler().pendingCalls());
+        receive(RpcReply.success(xLonger), XdrPayload.empty());
+        assertTrue(longer.isDone());
+        receive(RpcReply.success(x100), XdrPayload.empty());
+        assertEquals(1, stats.unknownXidReplies(), "the reply to the call that timed out is dropped");
+    }
+
     @Test
     void callTimesOutAndTheLateReplyIsDropped() throws Exception {
         CompletableFuture<Void> f = client.call(100, 1, 0, client.newPayload(), RpcReplyDecoder.VOID,
