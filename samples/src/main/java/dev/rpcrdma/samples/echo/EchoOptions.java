@@ -112,6 +112,9 @@ final class EchoOptions {
                     + DEFAULT_CREDITS + ")", true, true),
             new Spec("--timeout", "SECONDS", "per-call and connect timeout (default 30)", false, true),
             new Spec("--threads", "N", "event loop threads (default 2)", true, true),
+            new Spec("--busy-poll", "MICROS", "RDMA: how long an idle event loop keeps polling its completion"
+                    + " queues before it sleeps on a completion event; lower latency for a core per spinning loop"
+                    + " (default 0: never spin)", true, true),
             new Spec("--embedded-server", null, "start an echo server in this JVM first (on --address, any free"
                     + " port unless --port is given) and call it", false, true),
             new Spec("--verbose", null, "log more and print stack traces of errors", true, true));
@@ -133,6 +136,7 @@ final class EchoOptions {
     final boolean remoteInvalidation;
     final int timeoutSeconds;
     final int threads;
+    final int busyPollMicros;
     final boolean embeddedServer;
     final boolean verbose;
 
@@ -170,6 +174,7 @@ final class EchoOptions {
         credits = integer(v, "--credits", DEFAULT_CREDITS, 1, 65535);
         timeoutSeconds = integer(v, "--timeout", 30, 1, 86400);
         threads = integer(v, "--threads", 2, 1, 256);
+        busyPollMicros = integer(v, "--busy-poll", 0, 0, 1_000_000);
     }
 
     /** Parses {@code args} (the options after the subcommand) for {@code role}; a {@link UserError} on bad usage. */
