@@ -92,7 +92,8 @@ final class EchoOptions {
                     "RDMA fabric: native = libibverbs/librdmacm device, software = in-process model (same JVM"
                             + " only), auto = native if usable and the address is not loopback, else software (default"
                             + " auto)", true, true),
-            new Spec("--io", "auto|epoll|nio", "TCP event loop (default auto: epoll if available)", true, true),
+            new Spec("--io", "auto|epoll|io_uring|nio", "TCP event loop (default auto: epoll if available)", true,
+                    true),
             new Spec("--address", "ADDR", "server: addresses to listen on, comma-separated (default 0.0.0.0);"
                     + " client: server address (default 127.0.0.1)", true, true),
             new Spec("--port", "N", "port, TCP and RDMA (default " + EchoProgram.DEFAULT_PORT
@@ -146,7 +147,7 @@ final class EchoOptions {
         embeddedServer = role == Role.DEMO || v.containsKey("--embedded-server");
         transport = Transport.parse(v.getOrDefault("--transport", "rdma"));
         fabric = choice("--fabric", v.getOrDefault("--fabric", "auto"), "auto", "native", "software");
-        io = choice("--io", v.getOrDefault("--io", "auto"), "auto", "epoll", "nio");
+        io = choice("--io", v.getOrDefault("--io", "auto"), "auto", "epoll", "io_uring", "nio");
         String defaultAddress = role == Role.SERVER ? "0.0.0.0" : "127.0.0.1";
         addresses = List.copyOf(Arrays.asList(v.getOrDefault("--address", defaultAddress).split(",", -1)));
         for (String a : addresses) {
