@@ -46,8 +46,13 @@ final class Oncrpc4jStack implements TcpRpcLoad.Stack {
     private final InetSocketAddress address;
 
     Oncrpc4jStack() throws IOException {
+        this(0);
+    }
+
+    /** Listening on {@code port} of 127.0.0.1 (0: a free port between 40000 and 60000). */
+    Oncrpc4jStack(int port) throws IOException {
         service = new OncRpcSvcBuilder().withTCP().withoutAutoPublish().withBindAddress("127.0.0.1")
-                .withMinPort(40000).withMaxPort(60000).withSameThreadIoStrategy().withSelectorThreadPoolSize(2)
+                .withMinPort(port == 0 ? 40000 : port).withMaxPort(port == 0 ? 60000 : port).withSameThreadIoStrategy().withSelectorThreadPoolSize(2)
                 .withServiceName("bench-oncrpc4j").build();
         service.register(new OncRpcProgram(TcpRpcLoad.PROG, TcpRpcLoad.VERS), call -> {
             if (call.getProcedure() == TcpRpcLoad.PROC_NULL) {

@@ -370,7 +370,7 @@ public final class VmLoad {
         });
     }
 
-    private static void latency(String name, ClosedLoop.Result r) {
+    static void latency(String name, ClosedLoop.Result r) {
         result(name + ".p50", r.quantileMicros(0.50), "us");
         result(name + ".p99", r.quantileMicros(0.99), "us");
         result(name + ".mean", r.meanMicros(), "us");
@@ -378,7 +378,7 @@ public final class VmLoad {
         System.out.println("# " + name + ": " + r.count() + " measured round trips");
     }
 
-    private static void result(String name, double value, String unit) {
+    static void result(String name, double value, String unit) {
         System.out.println(String.format(Locale.ROOT, "RESULT %s %.2f %s", name, value, unit));
         System.out.flush();
     }

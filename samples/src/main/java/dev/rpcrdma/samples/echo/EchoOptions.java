@@ -92,7 +92,8 @@ final class EchoOptions {
                     "RDMA fabric: native = libibverbs/librdmacm device, software = in-process model (same JVM"
                             + " only), auto = native if usable and the address is not loopback, else software (default"
                             + " auto)", true, true),
-            new Spec("--io", "auto|epoll|nio", "TCP event loop (default auto: epoll if available)", true, true),
+            new Spec("--io", "auto|epoll|io_uring|nio", "TCP event loop (default auto: epoll if available)", true,
+                    true),
             new Spec("--address", "ADDR", "server: addresses to listen on, comma-separated (default 0.0.0.0);"
                     + " client: server address (default 127.0.0.1)", true, true),
             new Spec("--port", "N", "port, TCP and RDMA (default " + EchoProgram.DEFAULT_PORT
@@ -112,6 +113,9 @@ final class EchoOptions {
                     + DEFAULT_CREDITS + ")", true, true),
             new Spec("--timeout", "SECONDS", "per-call and connect timeout (default 30)", false, true),
             new Spec("--threads", "N", "event loop threads (default 2)", true, true),
+            new Spec("--busy-poll", "MICROS", "RDMA: how long an idle event loop keeps polling its completion"
+                    + " queues before it sleeps on a completion event; lower latency for a core per spinning loop"
+                    + " (default 0: never spin)", true, true),
             new Spec("--embedded-server", null, "start an echo server in this JVM first (on --address, any free"
                     + " port unless --port is given) and call it", false, true),
             new Spec("--verbose", null, "log more and print stack traces of errors", true, true));
@@ -133,6 +137,7 @@ final class EchoOptions {
     final boolean remoteInvalidation;
     final int timeoutSeconds;
     final int threads;
+    final int busyPollMicros;
     final boolean embeddedServer;
     final boolean verbose;
 
@@ -142,7 +147,7 @@ final class EchoOptions {
         embeddedServer = role == Role.DEMO || v.containsKey("--embedded-server");
         transport = Transport.parse(v.getOrDefault("--transport", "rdma"));
         fabric = choice("--fabric", v.getOrDefault("--fabric", "auto"), "auto", "native", "software");
-        io = choice("--io", v.getOrDefault("--io", "auto"), "auto", "epoll", "nio");
+        io = choice("--io", v.getOrDefault("--io", "auto"), "auto", "epoll", "io_uring", "nio");
         String defaultAddress = role == Role.SERVER ? "0.0.0.0" : "127.0.0.1";
         addresses = List.copyOf(Arrays.asList(v.getOrDefault("--address", defaultAddress).split(",", -1)));
         for (String a : addresses) {
@@ -170,6 +175,7 @@ final class EchoOptions {
         credits = integer(v, "--credits", DEFAULT_CREDITS, 1, 65535);
         timeoutSeconds = integer(v, "--timeout", 30, 1, 86400);
         threads = integer(v, "--threads", 2, 1, 256);
+        busyPollMicros = integer(v, "--busy-poll", 0, 0, 1_000_000);
     }
 
     /** Parses {@code args} (the options after the subcommand) for {@code role}; a {@link UserError} on bad usage. */

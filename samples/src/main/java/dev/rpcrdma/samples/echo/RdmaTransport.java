@@ -49,8 +49,11 @@ final class RdmaTransport implements EchoTransport {
     private final RpcRdmaConfig clientConfig;
     private final RpcRdmaStats serverStats = new RpcRdmaStats();
     private final RpcRdmaStats clientStats = new RpcRdmaStats();
+    /** {@code --busy-poll}: how long an idle loop polls before it sleeps, in nanoseconds (0: never spins). */
+    private final long busyPollNanos;
 
     RdmaTransport(EchoOptions options) {
+        busyPollNanos = options.busyPollMicros * 1000L;
         boolean loopback = options.addresses.stream().anyMatch(RdmaTransport::isLoopback);
         boolean nativeUsable = "auto".equals(options.fabric) && Rdma.isAvailable()
                 && RdmaFabric.NATIVE.isAvailable();
@@ -162,7 +165,7 @@ final class RdmaTransport implements EchoTransport {
     @Override
     public EventLoopGroup newGroup(int threads) {
         return new MultiThreadIoEventLoopGroup(threads, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
-                .fabric(fabric)));
+                .fabric(fabric).busyPollNanos(busyPollNanos)));
     }
 
     @Override

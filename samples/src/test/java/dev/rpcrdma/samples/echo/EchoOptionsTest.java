@@ -46,6 +46,14 @@ class EchoOptionsTest {
     }
 
     @Test
+    void busyPollIsOffByDefaultAndTakenInMicroseconds() {
+        assertEquals(0, EchoOptions.parse(EchoOptions.Role.SERVER).busyPollMicros);
+        assertEquals(100, EchoOptions.parse(EchoOptions.Role.CLIENT, "--busy-poll", "100").busyPollMicros);
+        assertTrue(EchoOptions.usage(EchoOptions.Role.SERVER).contains("--busy-poll=MICROS"));
+        assertMessage("--busy-poll: -1 is out of range [0, 1000000]", "--busy-poll", "-1");
+    }
+
+    @Test
     void mistakesNameTheOption() {
         assertMessage("--inline: 512 bytes is out of range [1024, 262144]", "--inline", "512");
         assertMessage("Missing required parameter for option '--count' (N)", "--count");

@@ -11,6 +11,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.uring.IoUring;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -30,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The echo sample end to end over loopback TCP in one JVM, on NIO and on epoll. */
 class EchoTcpTest {
@@ -103,6 +106,21 @@ class EchoTcpTest {
         assertEquals(600, report.latencies.count());
         assertTrue(report.latencies.percentile(50) > 0);
         assertTrue(report.transport.startsWith("tcp (" + io(t)), report.transport);
+    }
+
+    @Test
+    void ioUringEventLoopsServeAndCall() {
+        assumeTrue(IoUring.isAvailable(), () -> "io_uring unavailable: " + IoUring.unavailabilityCause());
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        String[] args = {"--transport", "tcp", "--io", "io_uring", "--embedded-server", "--size", "100k", "--count",
+            "20", "--warmup", "2", "--concurrency", "2"};
+        int code = EchoClient.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), false);
+        String printed = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, code, printed + err.toString(StandardCharsets.UTF_8));
+        assertTrue(printed.contains("echo client: tcp (io_uring)"), printed);
+        assertTrue(printed.contains("every byte verified"), printed);
     }
 
     @ParameterizedTest
