@@ -229,6 +229,19 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         return registry.allocateWindow(e.pd);
     }
 
+    /**
+     * This connection's registered memory pool (chunk buffers exposed through memory windows, no registration per
+     * use). Any thread; fails before the connection has resources (connected or accepted) and after close.
+     */
+    @Override
+    public RdmaMemoryPool memoryPool() {
+        RdmaEndpoint e = ep;
+        if (e == null || e.pool == null || !isOpen()) {
+            throw new IllegalStateException("no connection resources (not connected or accepted yet, or closed)");
+        }
+        return e.pool;
+    }
+
     MemoryRegistry registry() {
         return registry;
     }
@@ -272,6 +285,8 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     /** Creates the verbs objects sized by the options as they are now, and posts the receives. */
     void setUpEndpoint() throws IOException {
         RdmaEndpoint e = RdmaEndpoint.create(cmId, config, config.getAllocator(), COMPLETION_ARRAY);
+        e.pool = new RdmaMemoryPool(this, e.pd, config.getAllocator(), eventLoop(), config.memoryPoolSlabSize(),
+                config.memoryPoolMaxBytes());
         ep = e;
         sends = new SendQueue(this, e, channelId);
         ReceiveQueue r = new ReceiveQueue(this, e, channelId);
