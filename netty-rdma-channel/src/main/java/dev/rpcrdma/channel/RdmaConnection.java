@@ -33,6 +33,12 @@ public interface RdmaConnection {
      */
     RdmaMemoryPool memoryPool();
 
+    /**
+     * Whether this connection's device takes {@link RdmaLocalInvalidate} (false on Soft-RoCE, whose kernel oopses on
+     * a Local Invalidate of a bound type-2 window: close the window there instead).
+     */
+    boolean localInvalidateSupported();
+
     /** Allocates a type-2 memory window on the connection's protection domain. */
     RdmaMemoryWindow allocateMemoryWindow() throws IOException;
 

@@ -209,7 +209,8 @@ public final class RdmaMemoryPool {
 
     /** Registers a slab of {@code bytes} for pieces of {@code pieceSize}; under the lock. */
     private void grow(int pieceSize, int bytes) throws RdmaException {
-        ByteBuf buf = slabAllocator.directBuffer(bytes, bytes);
+        // The hint names the connection in a leak report (a piece never released keeps its slab after close).
+        ByteBuf buf = slabAllocator.directBuffer(bytes, bytes).touch(channel);
         MemoryRegion mr;
         try {
             if (!buf.hasMemoryAddress()) {

@@ -70,6 +70,11 @@ public final class FakeRdmaConnection implements RdmaConnection {
     }
 
     @Override
+    public boolean localInvalidateSupported() {
+        return true;
+    }
+
+    @Override
     public RdmaMemoryPool memoryPool() {
         memoryRequests++;
         throw new IllegalStateException("fake connection: no memory pool");
