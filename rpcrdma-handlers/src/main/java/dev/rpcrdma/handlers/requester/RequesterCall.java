@@ -6,6 +6,8 @@ import dev.rpcrdma.handlers.header.RdmaSegment;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
 import dev.rpcrdma.handlers.header.WriteChunk;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.RpcCall;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
@@ -31,7 +33,11 @@ final class RequesterCall implements ChannelFutureListener {
     final ChannelPromise promise;
     /** The call while it is queued for a credit; null once sent. */
     private OutboundRpcMessage message;
+    /** The encoded call while it waits for registered memory (RpcRdmaRequester's back-pressure); else null. */
+    private XdrPayload payload;
     final CallExposure exposure = new CallExposure();
+    /** The call's header once its message was encoded. */
+    RpcCall call;
     List<WriteChunk> writeList = List.of();
     int[] writeOffsets = new int[0];
     WriteChunk replyChunk;
@@ -51,11 +57,27 @@ final class RequesterCall implements ChannelFutureListener {
         return m;
     }
 
-    /** Fails a call that was never sent: releases its message and fails its promise. */
+    /** The encoded call kept while it waits for registered memory (null otherwise), handed over to the caller. */
+    XdrPayload takePayload() {
+        XdrPayload p = payload;
+        payload = null;
+        return p;
+    }
+
+    /** Keeps the encoded call (takes ownership) until registered memory is available. */
+    void keepPayload(XdrPayload payload) {
+        this.payload = payload;
+    }
+
+    /** Fails a call that was never sent: releases its message (or encoded payload) and fails its promise. */
     void failQueued(Throwable cause) {
         OutboundRpcMessage m = takeMessage();
         if (m != null) {
             m.release();
+        }
+        XdrPayload p = takePayload();
+        if (p != null) {
+            p.release();
         }
         promise.tryFailure(cause);
     }
