@@ -13,6 +13,7 @@ public final class RpcRdmaStats {
     private final LongAdder creditViolations = new LongAdder();
     private final LongAdder remoteInvalidations = new LongAdder();
     private final LongAdder memoryWaits = new LongAdder();
+    private final LongAdder windowAllocations = new LongAdder();
     private final LongAdder localInvalidations = new LongAdder();
     private final LongAdder readChunks = new LongAdder();
     private final LongAdder writeChunksUsed = new LongAdder();
@@ -85,10 +86,24 @@ public final class RpcRdmaStats {
     }
 
     /**
+     * Memory windows the requester allocated ({@code ibv_alloc_mw}, a system call): once per window it keeps, as
+     * windows invalidated by the responder or by a Local Invalidate are bound again; on Soft-RoCE, where local
+     * invalidation deallocates, once per RPC the responder did not invalidate.
+     */
+    public long windowAllocations() {
+        return windowAllocations.sum();
+    }
+
+    public void recordWindowAllocation() {
+        windowAllocations.increment();
+    }
+
+    /**
      * Exposes these counters in {@code metrics} (its JMX MBean and {@link RpcMetrics#attached()}) as
      * {@code RpcRdma.ReadChunks}, {@code .WriteChunksUsed}, {@code .LongCalls}, {@code .LongReplies},
      * {@code .RemoteInvalidations}, {@code .LocalInvalidations}, {@code .ErrorsSent}, {@code .ErrorsReceived},
-     * {@code .DiscardedMessages}, {@code .CreditViolations}, {@code .MemoryWaits}; returns {@code metrics}.
+     * {@code .DiscardedMessages}, {@code .CreditViolations}, {@code .MemoryWaits}, {@code .WindowAllocations};
+     * returns {@code metrics}.
      */
     public RpcMetrics attachTo(RpcMetrics metrics) {
         ObjectUtil.checkNotNull(metrics, "metrics")
@@ -102,7 +117,8 @@ public final class RpcRdmaStats {
                 .attach("RpcRdma.ErrorsReceived", this::errorsReceived)
                 .attach("RpcRdma.DiscardedMessages", this::discardedMessages)
                 .attach("RpcRdma.CreditViolations", this::creditViolations)
-                .attach("RpcRdma.MemoryWaits", this::memoryWaits);
+                .attach("RpcRdma.MemoryWaits", this::memoryWaits)
+                .attach("RpcRdma.WindowAllocations", this::windowAllocations);
         return metrics;
     }
 

@@ -119,7 +119,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
         this.decoder = new RpcRdmaHeaderDecoder(config.limits());
         this.credits = new RequesterCredits(config.maxRequests());
-        this.reduction = new CallReduction(connection, new WindowCache(2 * config.maxRequests()), stats,
+        this.reduction = new CallReduction(connection, new WindowCache(2 * config.maxRequests(), stats), stats,
                 config.maxReplySize());
         this.configuredMaxReply = config.maxReplySize();
     }

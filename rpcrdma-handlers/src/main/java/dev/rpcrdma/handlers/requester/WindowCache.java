@@ -2,6 +2,7 @@ package dev.rpcrdma.handlers.requester;
 
 import dev.rpcrdma.channel.RdmaConnection;
 import dev.rpcrdma.channel.RdmaMemoryWindow;
+import dev.rpcrdma.handlers.RpcRdmaStats;
 
 import java.io.IOException;
 import java.util.ArrayDeque;
@@ -18,21 +19,20 @@ import java.util.ArrayDeque;
 final class WindowCache {
     private final ArrayDeque<RdmaMemoryWindow> ready = new ArrayDeque<>();
     private final int capacity;
-    private long allocated;
-    private long reused;
+    private final RpcRdmaStats stats;
 
-    WindowCache(int capacity) {
+    WindowCache(int capacity, RpcRdmaStats stats) {
         this.capacity = capacity;
+        this.stats = stats;
     }
 
     /** An unbound window: a cached one, else a newly allocated one. */
     RdmaMemoryWindow acquire(RdmaConnection connection) throws IOException {
         RdmaMemoryWindow w = ready.poll();
         if (w != null) {
-            reused++;
             return w;
         }
-        allocated++;
+        stats.recordWindowAllocation();
         return connection.allocateMemoryWindow();
     }
 
@@ -46,15 +46,5 @@ final class WindowCache {
         } else {
             window.close();
         }
-    }
-
-    /** Windows allocated so far (system calls). */
-    long allocated() {
-        return allocated;
-    }
-
-    /** Binds that reused a cached window. */
-    long reused() {
-        return reused;
     }
 }
