@@ -441,6 +441,31 @@ abstract class RpcRdmaEndToEndSuite {
         dev.rpcrdma.testing.Await.until(() -> pool.usedBytes() == 0, "every chunk buffer went back to the pool");
     }
 
+    /**
+     * A responder whose registered memory pool holds two 128 KiB pieces (one call's Read-chunk sink and its reply)
+     * serves sixteen 100 KB ECHOs sent together: pulls wait for memory instead of failing, a reply that finds the
+     * pool taken by pulls registers its own region rather than waiting (so pulls holding all memory cannot block the
+     * replies that would free it), and every call completes byte-exact.
+     */
+    @Test
+    void aResponderWithAnExhaustedPoolServesCallsInTurnAndNoneFails() throws Exception {
+        start(RpcRdmaConfig.DEFAULT, RpcRdmaConfig.DEFAULT, sb -> sb
+                .childOption(RdmaChannelOption.MEMORY_POOL_SLAB_SIZE, 256 << 10)
+                .childOption(RdmaChannelOption.MEMORY_POOL_MAX_BYTES, 256L << 10));
+        List<CompletableFuture<byte[]>> futures = onClientLoop(() -> {
+            List<CompletableFuture<byte[]>> l = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                l.add(echo(pattern(100000, i), hints(100000, 0)));
+            }
+            return l;
+        });
+        for (int i = 0; i < 16; i++) {
+            assertArrayEquals(pattern(100000, i), get(futures.get(i)), "call " + i);
+        }
+        assertTrue(serverStats.memoryWaits() > 0, "the responder ran out of pool memory and waited");
+        assertEquals(16, serverStats.readChunks());
+    }
+
     @Test
     void twoKeysMeanNoRemoteInvalidation() throws Exception {
         start();
