@@ -91,7 +91,9 @@
  *       recognised by rxe's vendor id, 0xFFFFFF) the window is <b>deallocated</b> instead ({@code ibv_dealloc_mw}),
  *       because {@code IBV_WR_LOCAL_INV} of a bound type-2 window oopses its kernel ({@code rxe_invalidate_mw},
  *       Linux 6.1 and 6.12); deallocation invalidates just as surely and synchronously, and a fresh window is
- *       allocated for the next RPC ({@link dev.rpcrdma.handlers.RpcRdmaStats#windowAllocations()}).</li>
+ *       allocated for the next RPC ({@link dev.rpcrdma.handlers.RpcRdmaStats#windowAllocations()}). For now a
+ *       window the responder invalidated is deallocated there too (one window per exposure on Soft-RoCE), until
+ *       binding a window again after remote invalidation has passed on rxe in the VM stage.</li>
  * </ul>
  * Why windows: type-2 windows are the only user-space keys a peer may invalidate remotely (a Send With Invalidate
  * aimed at a plain {@code ibv_reg_mr} rkey breaks the connection), and they let the rights be narrower than the

@@ -23,8 +23,9 @@ import java.io.IOException;
  * a window the responder invalidated with Send With Invalidate (RFC 8166 §3.4.3) goes back to the cache at once
  * (the fast path); any other answered one is invalidated by an {@code IBV_WR_LOCAL_INV} work request where the
  * device takes it (back to the cache when it completes) and deallocated on Soft-RoCE, whose kernel oopses on that
- * request ({@code RdmaConnection.localInvalidateSupported()}). A call that ends unanswered (failed, connection
- * gone) deallocates its windows once their binds executed. A buffer is released only after its window's binding
+ * request ({@code RdmaConnection.localInvalidateSupported()}); on Soft-RoCE a remotely invalidated window is
+ * deallocated too for now (one window per exposure there). A call that ends unanswered (failed, connection gone)
+ * deallocates its windows once their binds executed. A buffer is released only after its window's binding
  * ended, and a window is cached only after it did, so a window is never re-bound while the peer may hold its rkey.
  *
  * <p>Event-loop confined.
@@ -138,6 +139,13 @@ final class CallExposure {
         // queue runs in order (its completion may not have been reaped yet, so isBound() may still say false).
         if (invalidated && r.rkey == invalidatedRkey) {
             stats.recordRemoteInvalidation();
+            if (!connection.localInvalidateSupported()) {
+                // Soft-RoCE: windows are not bound a second time (one window per exposure, deallocated after it, as
+                // before the pool), until rebinding after remote invalidation is verified on rxe
+                // (MemoryPoolSuite's aWindowIsBoundAgainOnlyAfterItsLastRkeyWasInvalidated on the VM).
+                deallocate(r);
+                return null;
+            }
             if (r.bind.isSuccess() && !r.window.isBound()) {
                 windows.put(r.window);
                 r.buffer.release();
