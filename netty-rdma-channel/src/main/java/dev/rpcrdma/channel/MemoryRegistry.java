@@ -82,6 +82,14 @@ final class MemoryRegistry {
         }
     }
 
+    /** {@code window}'s binding under {@code rkey} was invalidated by a Local Invalidate. Event loop. */
+    void invalidatedLocally(RdmaMemoryWindow window, int rkey) {
+        if (bound.get(rkey) == window) {
+            bound.remove(rkey);
+            window.invalidated();
+        }
+    }
+
     /** Deregisters {@code m} now (no posted work request uses it any more). Event loop. */
     void deregister(RdmaMemory m) {
         synchronized (this) {

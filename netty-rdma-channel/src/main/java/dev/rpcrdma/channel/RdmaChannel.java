@@ -90,6 +90,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     private final int channelId = IDS.incrementAndGet() & 0xffffff;
     private final RdmaChannelConfig config = new RdmaChannelConfig(this);
     private final MemoryRegistry registry = new MemoryRegistry(this);
+    private volatile boolean localInvalidate;
     /** An accepted channel (the passive side of RDMA-CM). */
     final boolean passive;
     volatile byte[] peerPrivateData = EMPTY;
@@ -229,6 +230,29 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         return registry.allocateWindow(e.pd);
     }
 
+    /**
+     * This connection's registered memory pool (chunk buffers exposed through memory windows, no registration per
+     * use). Any thread; fails before the connection has resources (connected or accepted) and after close.
+     */
+    @Override
+    public RdmaMemoryPool memoryPool() {
+        RdmaEndpoint e = ep;
+        if (e == null || e.pool == null || !isOpen()) {
+            throw new IllegalStateException("no connection resources (not connected or accepted yet, or closed)");
+        }
+        return e.pool;
+    }
+
+    /**
+     * Whether {@link RdmaLocalInvalidate} may be written: false on Soft-RoCE
+     * ({@link dev.rpcrdma.channel.fabric.VerbsDevice#localInvalidateBreaksWindows()}) and before the connection has
+     * resources. Any thread.
+     */
+    @Override
+    public boolean localInvalidateSupported() {
+        return localInvalidate;
+    }
+
     MemoryRegistry registry() {
         return registry;
     }
@@ -272,6 +296,9 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     /** Creates the verbs objects sized by the options as they are now, and posts the receives. */
     void setUpEndpoint() throws IOException {
         RdmaEndpoint e = RdmaEndpoint.create(cmId, config, config.getAllocator(), COMPLETION_ARRAY);
+        localInvalidate = !cmId.device().localInvalidateBreaksWindows();
+        e.pool = new RdmaMemoryPool(this, e.pd, config.getAllocator(), eventLoop(), config.memoryPoolSlabSize(),
+                config.memoryPoolMaxBytes());
         ep = e;
         sends = new SendQueue(this, e, channelId);
         ReceiveQueue r = new ReceiveQueue(this, e, channelId);
@@ -396,6 +423,16 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             }
             return msg;
         }
+        if (msg instanceof RdmaLocalInvalidate) {
+            if (((RdmaLocalInvalidate) msg).window().channel() != this) {
+                throw new IllegalArgumentException("the window must belong to this channel");
+            }
+            if (!localInvalidateSupported()) {
+                throw new UnsupportedOperationException("IBV_WR_LOCAL_INV of a type-2 window oopses this device's "
+                        + "kernel (Soft-RoCE): close the window instead");
+            }
+            return msg;
+        }
         if (msg instanceof RdmaBindWindow) {
             RdmaBindWindow b = (RdmaBindWindow) msg;
             if (b.window().channel() != this || b.memory().channel() != this || !b.memory().isRegistered()) {
@@ -404,7 +441,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             return msg;
         }
         throw new UnsupportedOperationException("unsupported message type: " + msg.getClass().getName()
-                + " (expected ByteBuf, RdmaSend, RdmaWrite, RdmaRead or RdmaBindWindow)");
+                + " (expected ByteBuf, RdmaSend, RdmaWrite, RdmaRead, RdmaBindWindow or RdmaLocalInvalidate)");
     }
 
     @Override

@@ -12,6 +12,8 @@ import static dev.rpcrdma.channel.RdmaChannelOption.AUTO_ACCEPT;
 import static dev.rpcrdma.channel.RdmaChannelOption.INITIATOR_DEPTH;
 import static dev.rpcrdma.channel.RdmaChannelOption.MAX_INLINE_DATA;
 import static dev.rpcrdma.channel.RdmaChannelOption.MAX_SEND_SIZE;
+import static dev.rpcrdma.channel.RdmaChannelOption.MEMORY_POOL_MAX_BYTES;
+import static dev.rpcrdma.channel.RdmaChannelOption.MEMORY_POOL_SLAB_SIZE;
 import static dev.rpcrdma.channel.RdmaChannelOption.PRIVATE_DATA;
 import static dev.rpcrdma.channel.RdmaChannelOption.RECEIVE_BUFFER_SIZE;
 import static dev.rpcrdma.channel.RdmaChannelOption.RECEIVE_QUEUE_DEPTH;
@@ -35,6 +37,8 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
     private volatile int retryCount = 7;
     private volatile int responderResources = 16;
     private volatile int initiatorDepth = 16;
+    private volatile int memoryPoolSlabSize = 4 << 20;
+    private volatile long memoryPoolMaxBytes = 64L << 20;
 
     RdmaChannelConfig(Channel channel) {
         super(channel);
@@ -44,7 +48,7 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
     public Map<ChannelOption<?>, Object> getOptions() {
         return getOptions(super.getOptions(), PRIVATE_DATA, AUTO_ACCEPT, SEND_QUEUE_DEPTH, RECEIVE_QUEUE_DEPTH,
                 RECEIVE_BUFFER_SIZE, RECEIVE_SPARE_BUFFERS, MAX_SEND_SIZE, MAX_INLINE_DATA, RNR_RETRY_COUNT,
-                RETRY_COUNT, RESPONDER_RESOURCES, INITIATOR_DEPTH);
+                RETRY_COUNT, RESPONDER_RESOURCES, INITIATOR_DEPTH, MEMORY_POOL_SLAB_SIZE, MEMORY_POOL_MAX_BYTES);
     }
 
     @SuppressWarnings("unchecked")
@@ -70,6 +74,12 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
         }
         if (option == MAX_SEND_SIZE) {
             return (T) Integer.valueOf(maxSendSize);
+        }
+        if (option == MEMORY_POOL_SLAB_SIZE) {
+            return (T) Integer.valueOf(memoryPoolSlabSize);
+        }
+        if (option == MEMORY_POOL_MAX_BYTES) {
+            return (T) Long.valueOf(memoryPoolMaxBytes);
         }
         if (option == MAX_INLINE_DATA) {
             return (T) Integer.valueOf(maxInlineData);
@@ -111,6 +121,11 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
             receiveSpareBuffers = ObjectUtil.checkInRange((Integer) value, 0, 16384, "RECEIVE_SPARE_BUFFERS");
         } else if (option == MAX_SEND_SIZE) {
             maxSendSize = ObjectUtil.checkInRange((Integer) value, 1, 1 << 24, "MAX_SEND_SIZE");
+        } else if (option == MEMORY_POOL_SLAB_SIZE) {
+            memoryPoolSlabSize = ObjectUtil.checkInRange((Integer) value, RdmaMemoryPool.MIN_PIECE,
+                    RdmaEndpoint.MAX_SLAB_BYTES, "MEMORY_POOL_SLAB_SIZE");
+        } else if (option == MEMORY_POOL_MAX_BYTES) {
+            memoryPoolMaxBytes = ObjectUtil.checkPositive((Long) value, "MEMORY_POOL_MAX_BYTES");
         } else if (option == MAX_INLINE_DATA) {
             maxInlineData = ObjectUtil.checkInRange((Integer) value, 0, 1024, "MAX_INLINE_DATA");
         } else if (option == RNR_RETRY_COUNT) {
@@ -153,6 +168,14 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
 
     int maxSendSize() {
         return maxSendSize;
+    }
+
+    int memoryPoolSlabSize() {
+        return memoryPoolSlabSize;
+    }
+
+    long memoryPoolMaxBytes() {
+        return memoryPoolMaxBytes;
     }
 
     int maxInlineData() {

@@ -53,6 +53,17 @@ public final class RdmaChannelOption {
     public static final ChannelOption<Integer> RESPONDER_RESOURCES = ChannelOption.valueOf("RDMA_RESPONDER_RESOURCES");
     /** {@code initiator_depth}: outgoing RDMA Reads in flight (default 16). */
     public static final ChannelOption<Integer> INITIATOR_DEPTH = ChannelOption.valueOf("RDMA_INITIATOR_DEPTH");
+    /**
+     * Bytes per slab of the connection's registered memory pool ({@link RdmaConnection#memoryPool()}; rounded up to
+     * a power of two, default 4 MiB): what one registration adds.
+     */
+    public static final ChannelOption<Integer> MEMORY_POOL_SLAB_SIZE =
+            ChannelOption.valueOf("RDMA_MEMORY_POOL_SLAB_SIZE");
+    /**
+     * Most bytes the connection's memory pool registers (default 64 MiB); beyond it allocations wait
+     * ({@link RdmaMemoryPool#tryAllocate}, {@link RdmaMemoryPool#whenAvailable}).
+     */
+    public static final ChannelOption<Long> MEMORY_POOL_MAX_BYTES = ChannelOption.valueOf("RDMA_MEMORY_POOL_MAX_BYTES");
 
     private RdmaChannelOption() {
     }

@@ -27,6 +27,18 @@ public interface RdmaConnection {
     /** Registers the readable bytes of a direct buffer with {@link RdmaAccess} rights; retains the buffer. */
     RdmaMemory registerMemory(ByteBuf buffer, int access) throws IOException;
 
+    /**
+     * The connection's registered memory pool: buffers whose memory is registered once (with no remote rights), to
+     * expose through {@link RdmaBindWindow}s over {@link RdmaMemoryPool#memoryOf} without registering per use.
+     */
+    RdmaMemoryPool memoryPool();
+
+    /**
+     * Whether this connection's device takes {@link RdmaLocalInvalidate} (false on Soft-RoCE, whose kernel oopses on
+     * a Local Invalidate of a bound type-2 window: close the window there instead).
+     */
+    boolean localInvalidateSupported();
+
     /** Allocates a type-2 memory window on the connection's protection domain. */
     RdmaMemoryWindow allocateMemoryWindow() throws IOException;
 

@@ -35,6 +35,8 @@ final class RdmaEndpoint {
     static final int MAX_SLAB_BYTES = 1 << 30;
 
     ProtectionDomain pd;
+    /** Registered chunk memory on {@link #pd} (created by the channel once the endpoint exists). */
+    RdmaMemoryPool pool;
     CompletionChannel compChannel;
     CompletionQueue cq;
     CompletionArray completions;
@@ -189,6 +191,10 @@ final class RdmaEndpoint {
      * deallocates the PD; after {@link #destroyQueues()}.
      */
     void destroyMemory() {
+        if (pool != null) {
+            pool.close();
+            pool = null;
+        }
         close(receiveRegion, "receive MR");
         close(sendRegion, "send MR");
         receiveRegion = null;

@@ -24,6 +24,8 @@ public final class RdmaMemory {
     private int uses;
     private Promise<Void> deregisterPromise;
     private boolean deregistered;
+    /** Part of an {@link RdmaMemoryPool}: the pool deregisters it. */
+    private boolean pooled;
 
     RdmaMemory(RdmaChannel channel, ByteBuf buffer, MemoryRegion region, long address, int length) {
         this.channel = channel;
@@ -89,6 +91,10 @@ public final class RdmaMemory {
     }
 
     private void deregister0(Promise<Void> p) {
+        if (pooled) {
+            p.tryFailure(new IllegalStateException("pool memory is deregistered by its pool, not by its users"));
+            return;
+        }
         if (deregistered) {
             p.trySuccess(null);
             return;
@@ -101,6 +107,22 @@ public final class RdmaMemory {
         if (uses == 0) {
             channel.deregisterNow(this);
         }
+    }
+
+    /** Marks this a pool slab's memory ({@link #deregister()} refuses it). */
+    RdmaMemory pooled() {
+        pooled = true;
+        return this;
+    }
+
+    /** True while a posted work request uses it. Event loop. */
+    boolean inUse() {
+        return uses != 0;
+    }
+
+    /** The pool deregistered the slab (it frees the buffer itself). */
+    void markPoolDeregistered() {
+        deregistered = true;
     }
 
     void use() {

@@ -6,8 +6,10 @@ import dev.rpcrdma.channel.fabric.MemoryWindow;
  * A type-2 memory window of an {@link RdmaChannel} ({@link RdmaChannel#allocateMemoryWindow()}): bound to a range
  * of {@link RdmaMemory} by writing an {@link RdmaBindWindow}, usable by the peer only through this connection, and
  * invalidated either by the peer's Send With Invalidate (the channel marks it unbound when the
- * {@link RdmaReceive} reports its rkey) or locally by {@link #close()} (deallocation; {@code IBV_WR_LOCAL_INV} is
- * avoided because it oopses Soft-RoCE). Event-loop confined apart from {@link #rkey()}.
+ * {@link RdmaReceive} reports its rkey), locally by an {@link RdmaLocalInvalidate} where the device takes it
+ * ({@link RdmaConnection#localInvalidateSupported()}), or by {@link #close()} (deallocation: the way on Soft-RoCE,
+ * which oopses on {@code IBV_WR_LOCAL_INV} of a bound type-2 window). After either invalidation the window can be
+ * bound again, under the next rkey ({@code ibv_inc_rkey}). Event-loop confined apart from {@link #rkey()}.
  */
 public final class RdmaMemoryWindow {
     private final RdmaChannel channel;

@@ -38,8 +38,10 @@ final class SendQueue {
     private static final int RDMA_READ = 3;
     private static final int BIND_WINDOW = 4;
     private static final int DRAIN_MARKER = 5;
+    private static final int LOCAL_INVALIDATE = 6;
     private static final String[] NAMES = {
-        "Send", "Send With Invalidate", "RDMA Write", "RDMA Read", "Bind Memory Window", "drain marker"
+        "Send", "Send With Invalidate", "RDMA Write", "RDMA Read", "Bind Memory Window", "drain marker",
+        "Local Invalidate"
     };
 
     private final RdmaChannel channel;
@@ -91,6 +93,7 @@ final class SendQueue {
         int sendSlot = -1;
         RdmaMemory memory;
         RdmaBindWindow bind;
+        RdmaLocalInvalidate invalidate;
         /** The message is still in the outbound buffer: retiring this entry completes its promise. */
         boolean held;
         boolean signaled;
@@ -100,6 +103,7 @@ final class SendQueue {
             sendSlot = -1;
             memory = null;
             bind = null;
+            invalidate = null;
             held = false;
             signaled = false;
             return this;
@@ -329,6 +333,11 @@ final class SendQueue {
                     .remote(a.remoteAddress(), a.rkey());
             f.reset(write ? RDMA_WRITE : RDMA_READ);
             f.memory = a.local();
+        } else if (msg instanceof RdmaLocalInvalidate) {
+            RdmaLocalInvalidate li = (RdmaLocalInvalidate) msg;
+            wr.opcode(WrOpcode.LOCAL_INV).invalidateRkey(li.rkey());
+            f.reset(LOCAL_INVALIDATE);
+            f.invalidate = li;
         } else {
             RdmaBindWindow b = (RdmaBindWindow) msg;
             wr.opcode(WrOpcode.BIND_MW).bind(b.window().window, b.rkey(), b.memory().region(), b.address(),
@@ -459,6 +468,8 @@ final class SendQueue {
             if (st == WcStatus.SUCCESS) {
                 if (f.bind != null) {
                     channel.registry().bound(f.bind.window(), f.bind.rkey(), f.bind.memory());
+                } else if (f.invalidate != null) {
+                    channel.registry().invalidatedLocally(f.invalidate.window(), f.invalidate.rkey());
                 }
             } else if (f.kind != DRAIN_MARKER) {
                 cause = channel.workRequestFailed(NAMES[f.kind], st, f.held);

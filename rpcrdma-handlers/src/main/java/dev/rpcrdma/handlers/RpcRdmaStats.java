@@ -12,6 +12,8 @@ public final class RpcRdmaStats {
     private final LongAdder errorsReceived = new LongAdder();
     private final LongAdder creditViolations = new LongAdder();
     private final LongAdder remoteInvalidations = new LongAdder();
+    private final LongAdder memoryWaits = new LongAdder();
+    private final LongAdder windowAllocations = new LongAdder();
     private final LongAdder localInvalidations = new LongAdder();
     private final LongAdder readChunks = new LongAdder();
     private final LongAdder writeChunksUsed = new LongAdder();
@@ -66,16 +68,42 @@ public final class RpcRdmaStats {
         return remoteInvalidations.sum();
     }
 
-    /** Memory windows the requester invalidated itself (deallocation). */
+    /**
+     * Memory windows the requester invalidated itself: an {@code IBV_WR_LOCAL_INV} work request, or deallocation on
+     * Soft-RoCE.
+     */
     public long localInvalidations() {
         return localInvalidations.sum();
+    }
+
+    /** Times a call waited because the connection's registered memory pool was exhausted (back-pressure). */
+    public long memoryWaits() {
+        return memoryWaits.sum();
+    }
+
+    public void recordMemoryWait() {
+        memoryWaits.increment();
+    }
+
+    /**
+     * Memory windows the requester allocated ({@code ibv_alloc_mw}, a system call): once per window it keeps, as
+     * windows invalidated by the responder or by a Local Invalidate are bound again; on Soft-RoCE, where local
+     * invalidation deallocates, once per RPC the responder did not invalidate.
+     */
+    public long windowAllocations() {
+        return windowAllocations.sum();
+    }
+
+    public void recordWindowAllocation() {
+        windowAllocations.increment();
     }
 
     /**
      * Exposes these counters in {@code metrics} (its JMX MBean and {@link RpcMetrics#attached()}) as
      * {@code RpcRdma.ReadChunks}, {@code .WriteChunksUsed}, {@code .LongCalls}, {@code .LongReplies},
      * {@code .RemoteInvalidations}, {@code .LocalInvalidations}, {@code .ErrorsSent}, {@code .ErrorsReceived},
-     * {@code .DiscardedMessages}, {@code .CreditViolations}; returns {@code metrics}.
+     * {@code .DiscardedMessages}, {@code .CreditViolations}, {@code .MemoryWaits}, {@code .WindowAllocations};
+     * returns {@code metrics}.
      */
     public RpcMetrics attachTo(RpcMetrics metrics) {
         ObjectUtil.checkNotNull(metrics, "metrics")
@@ -88,7 +116,9 @@ public final class RpcRdmaStats {
                 .attach("RpcRdma.ErrorsSent", this::errorsSent)
                 .attach("RpcRdma.ErrorsReceived", this::errorsReceived)
                 .attach("RpcRdma.DiscardedMessages", this::discardedMessages)
-                .attach("RpcRdma.CreditViolations", this::creditViolations);
+                .attach("RpcRdma.CreditViolations", this::creditViolations)
+                .attach("RpcRdma.MemoryWaits", this::memoryWaits)
+                .attach("RpcRdma.WindowAllocations", this::windowAllocations);
         return metrics;
     }
 

@@ -62,35 +62,54 @@
  * (decoded as if inline), or DDP items placed by Write chunks, which {@code XdrReader}'s plain opaque reads take by
  * length as {@code readDdpOpaque} takes them by position. A reply over the maximum fails the call with an
  * {@link dev.rpcrdma.handlers.RpcRdmaErrorException} naming the Reply chunk offered and the settings that raise it.
- * Cost: one buffer of the maximum reply size allocated (not cleared: the peer may only write it) and exposed per
- * outstanding call, until the memory pool exists.
+ * Cost: one piece of the connection's registered memory pool of the maximum reply size (not cleared: the peer may
+ * only write it) exposed per outstanding call; no registration, and bounded: when the pool
+ * ({@code RdmaChannelOption.MEMORY_POOL_MAX_BYTES}) cannot hold another call's chunks, calls wait (counted in
+ * {@link dev.rpcrdma.handlers.RpcRdmaStats#memoryWaits()}) until earlier ones give their memory back.
  *
  * <h2>Memory exposure and invalidation (the requester)</h2>
- * Each RPC exposes only buffers of its own, copied from the call's payload (Read chunks) or allocated for the
- * reply (Write and Reply chunks): at most two regions, one per kind of access. Each region is registered with
- * {@code MW_BIND} only — its memory region grants the peer nothing — and exposed through a type-2 memory window
- * bound over exactly that region with exactly the right the chunks need: remote read for Read chunks, remote
- * write for Write and Reply chunks. The segments carry the window's rkey.
+ * Each RPC exposes only buffers of its own, pieces of the connection's registered memory pool
+ * ({@link dev.rpcrdma.channel.RdmaConnection#memoryPool()}: slabs registered once with {@code LOCAL_WRITE | MW_BIND}
+ * only, so their memory regions grant the peer nothing), filled from the call's payload (Read chunks; a single
+ * DDP-eligible item the application already wrote into a pool buffer is exposed where it is, without a copy) or
+ * provisioned for the reply (Write and Reply chunks): at most two regions, one per kind of access. Each is exposed
+ * through a type-2 memory window bound (a work request, no system call) over exactly that piece with exactly the
+ * right the chunks need: remote read for Read chunks, remote write for Write and Reply chunks. The segments carry
+ * the window's rkey. Windows come from a per-connection cache; nothing is registered or allocated per RPC in
+ * steady state.
  * <p>When the RPC completes (reply or RDMA_ERROR) and before any of its bytes are handed to the RPC layer:
  * <ul>
  *   <li>if both peers set the R bit (RFC 8797 §4.1) and the RPC exposed exactly one key, the responder replies
  *       with Send With Invalidate of that key (as Linux does); the requester recognises it from
- *       {@link dev.rpcrdma.channel.RdmaReceive#invalidatedRkey()} and does not invalidate it again;</li>
- *   <li>every other window is invalidated locally by <b>deallocating</b> it ({@code ibv_dealloc_mw}), then the
- *       region is deregistered once no posted work request uses it.</li>
+ *       {@link dev.rpcrdma.channel.RdmaReceive#invalidatedRkey()} and does not invalidate it again; that window
+ *       goes back to the cache at once and is bound again for a later RPC under the next rkey
+ *       ({@code ibv_inc_rkey}): the fast path;</li>
+ *   <li>every other window is invalidated locally with an {@code IBV_WR_LOCAL_INV} work request
+ *       ({@link dev.rpcrdma.channel.RdmaLocalInvalidate}); the reply is handed up, and the window cached and the
+ *       piece given back, when it completed (RFC 8166 §3.4.5.1: invalidate before any byte is used);</li>
+ *   <li>on Soft-RoCE ({@link dev.rpcrdma.channel.RdmaConnection#localInvalidateSupported()} false: the device is
+ *       recognised by rxe's vendor id, 0xFFFFFF) the window is <b>deallocated</b> instead ({@code ibv_dealloc_mw}),
+ *       because {@code IBV_WR_LOCAL_INV} of a bound type-2 window oopses its kernel ({@code rxe_invalidate_mw},
+ *       Linux 6.1 and 6.12); deallocation invalidates just as surely and synchronously, and a fresh window is
+ *       allocated for the next RPC ({@link dev.rpcrdma.handlers.RpcRdmaStats#windowAllocations()}). For now a
+ *       window the responder invalidated is deallocated there too (one window per exposure on Soft-RoCE), until
+ *       binding a window again after remote invalidation has passed on rxe in the VM stage.</li>
  * </ul>
- * Why windows and why deallocation: type-2 windows are the only user-space keys a peer may invalidate remotely
- * (a Send With Invalidate aimed at a plain {@code ibv_reg_mr} rkey breaks the connection), and they let the
- * rights be narrower than the registration. Local invalidation with {@code IBV_WR_LOCAL_INV} is never used: on
- * Soft-RoCE it oopses the kernel for a bound type-2 window ({@code rxe_invalidate_mw}, 6.1 and 6.12). Deallocation
- * invalidates just as surely and synchronously, and a fresh window is allocated for the next RPC. The price is a
- * registration per RPC (no pre-registered pool yet: a possible optimisation); a timed-out RPC keeps its exposure
- * until its reply or the disconnect (its buffers are never reused meanwhile).
+ * Why windows: type-2 windows are the only user-space keys a peer may invalidate remotely (a Send With Invalidate
+ * aimed at a plain {@code ibv_reg_mr} rkey breaks the connection), and they let the rights be narrower than the
+ * registration. A window is cached only after its last binding ended (remote invalidation seen, Local Invalidate
+ * completed), and a piece is given back only then, so a window is never bound again while the peer may hold its
+ * rkey and memory the peer may still reach is never reused. A timed-out RPC keeps its exposure until its reply or
+ * the disconnect (its buffers are never reused meanwhile).
  *
  * <h2>Responder memory</h2>
- * The responder registers the buffers it reads into and writes from for local access only and deregisters them
- * after the RDMA Reads completed, or after the reply's Send (which follows its RDMA Writes on the same send queue)
- * completed.
+ * The responder reads a call's Read chunks into one piece of its connection's registered memory pool (the RDMA
+ * Reads written together and posted with one flush) and writes a reply's Write-chunk and Long Reply data from one
+ * piece (the RDMA Writes and the reply's Send written together and flushed once, so the send queue posts them as
+ * one chain); the piece goes back after the Reads completed and the call was consumed, or after the reply's Send
+ * (which follows its RDMA Writes on the same send queue) completed. Nothing is registered per call. A pull that
+ * finds the pool exhausted waits for memory; a reply never waits (calls being pulled may hold all of it until their
+ * replies are sent): it registers a region of its own for that reply, counted as a memory wait.
  *
  * <h2>Bad input</h2>
  * A responder answers a call whose header or chunks are wrong with RDMA_ERROR (ERR_VERS 1..1 for a version other

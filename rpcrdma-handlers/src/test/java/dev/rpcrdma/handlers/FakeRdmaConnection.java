@@ -2,6 +2,7 @@ package dev.rpcrdma.handlers;
 
 import dev.rpcrdma.channel.RdmaConnection;
 import dev.rpcrdma.channel.RdmaMemory;
+import dev.rpcrdma.channel.RdmaMemoryPool;
 import dev.rpcrdma.channel.RdmaMemoryWindow;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -66,6 +67,17 @@ public final class FakeRdmaConnection implements RdmaConnection {
     public RdmaMemory registerMemory(ByteBuf buffer, int access) throws IOException {
         memoryRequests++;
         throw new IOException("fake connection: no memory registration");
+    }
+
+    @Override
+    public boolean localInvalidateSupported() {
+        return true;
+    }
+
+    @Override
+    public RdmaMemoryPool memoryPool() {
+        memoryRequests++;
+        throw new IllegalStateException("fake connection: no memory pool");
     }
 
     @Override

@@ -6,8 +6,10 @@ import java.io.IOException;
  * A type-2 memory window ({@code ibv_mw}). It is bound to a range of a {@link MemoryRegion} registered with
  * {@link AccessFlags#MW_BIND} by a {@link WrOpcode#BIND_MW} work request on a queue pair; the binding is usable only
  * through that queue pair and can be invalidated remotely by the peer's {@link WrOpcode#SEND_WITH_INV}.
- * Local invalidation is done by closing (deallocating) the window: {@code IBV_WR_LOCAL_INV} on a bound type-2 window
- * oopses the Soft-RoCE kernel (see {@code /work/shared/rxe-vm.md}), so the SPI does not offer it.
+ * Local invalidation is a {@link WrOpcode#LOCAL_INV} work request naming the binding's rkey (the window can then be
+ * bound again), except where {@link VerbsDevice#localInvalidateBreaksWindows()}: {@code IBV_WR_LOCAL_INV} on a bound
+ * type-2 window oopses the Soft-RoCE kernel (see {@code /work/shared/rxe-vm.md}), so there the window is closed
+ * (deallocated) instead and a fresh one allocated.
  */
 public interface MemoryWindow extends AutoCloseable {
 

@@ -17,6 +17,17 @@ public interface VerbsDevice {
     /** Largest number of outstanding work requests per queue. */
     int maxQpWr();
 
+    /**
+     * True where posting {@link WrOpcode#LOCAL_INV} for a bound type-2 memory window must not be done, so a bound
+     * window is invalidated locally by deallocating it instead: Soft-RoCE (rxe), whose kernel oopses on it
+     * ({@code rxe_invalidate_mw}, Linux 6.1 and 6.12; see {@code /work/shared/rxe-vm.md}). The native fabric
+     * detects rxe by its vendor id ({@code RXE_VENDOR_ID} 0xFFFFFF, part 0, from {@code ibv_query_device}),
+     * which does not depend on the name the device was given.
+     */
+    default boolean localInvalidateBreaksWindows() {
+        return false;
+    }
+
     /** {@code ibv_alloc_pd}. */
     ProtectionDomain allocProtectionDomain() throws IOException;
 

@@ -249,6 +249,17 @@ public final class Verbs {
         return IO.getInt(handle("mw", mw) + IbvMw.RKEY);
     }
 
+    /**
+     * Sets {@code ibv_mw->rkey} to the rkey of the window's latest binding. rxe's provider passes that field to the
+     * kernel as the window's identity when the next {@code IBV_WR_BIND_MW} is posted ({@code wr.mw.mw_rkey}), and
+     * the kernel refuses the bind unless it equals the key the window now has ({@code rxe_bind_mw}: "mw->rkey !=
+     * mw_rkey"); since no one else updates it for type-2 windows, a window bound a second time (after an
+     * invalidation) needs this. What {@code ibv_bind_mw} does for type-1 windows.
+     */
+    public static void setMwRkey(long mw, int rkey) {
+        IO.putInt(handle("mw", mw) + IbvMw.RKEY, rkey);
+    }
+
     /** {@code ibv_inc_rkey} (static inline in verbs.h): the next rkey, with the low 8-bit key tag incremented. */
     public static int incRkey(int rkey) {
         final int mask = 0x000000ff;

@@ -1,8 +1,8 @@
 package dev.rpcrdma.handlers.requester;
 
-import dev.rpcrdma.channel.RdmaAccess;
 import dev.rpcrdma.channel.RdmaBindWindow;
 import dev.rpcrdma.channel.RdmaConnection;
+import dev.rpcrdma.channel.RdmaLocalInvalidate;
 import dev.rpcrdma.channel.RdmaMemory;
 import dev.rpcrdma.channel.RdmaMemoryWindow;
 import dev.rpcrdma.handlers.RpcRdmaStats;
@@ -13,31 +13,36 @@ import io.netty.channel.ChannelHandlerContext;
 import java.io.IOException;
 
 /**
- * The memory one RPC exposes to the responder: at most two regions, each its own buffer registered with
- * {@code MW_BIND} only (the region's MR grants nothing remotely) and reached through a type-2 memory window bound
- * with exactly the rights its chunks need: remote read for the Read chunks, remote write for the Write and Reply
- * chunks. {@link #finish} ends the exposure: the window is deallocated (local invalidation; never
- * {@code IBV_WR_LOCAL_INV}, see the package documentation) unless the responder already invalidated it with Send
- * With Invalidate, then the MR is deregistered once no work request uses it.
+ * The memory one RPC exposes to the responder: at most two regions, each a buffer in the connection's registered
+ * memory pool ({@code RdmaConnection.memoryPool()}: slabs registered once with {@code MW_BIND} only, so their MR
+ * grants nothing remotely) reached through a type-2 memory window bound over exactly that buffer with exactly the
+ * rights its chunks need: remote read for the Read chunks, remote write for the Write and Reply chunks. Nothing is
+ * registered per RPC: a bind is a work request, and windows come from the requester's {@link WindowCache}.
+ *
+ * <p>{@link #finish} ends the exposure so the peer can no longer reach the memory, then gives the buffer back:
+ * a window the responder invalidated with Send With Invalidate (RFC 8166 §3.4.3) goes back to the cache at once
+ * (the fast path); any other answered one is invalidated by an {@code IBV_WR_LOCAL_INV} work request where the
+ * device takes it (back to the cache when it completes) and deallocated on Soft-RoCE, whose kernel oopses on that
+ * request ({@code RdmaConnection.localInvalidateSupported()}); on Soft-RoCE a remotely invalidated window is
+ * deallocated too for now (one window per exposure there). A call that ends unanswered (failed, connection gone)
+ * deallocates its windows once their binds executed. A buffer is released only after its window's binding
+ * ended, and a window is cached only after it did, so a window is never re-bound while the peer may hold its rkey.
  *
  * <p>Event-loop confined.
  */
 final class CallExposure {
 
-    /** One registered buffer and the window that exposes it. */
+    /** One pool buffer and the window that exposes it. */
     static final class Region {
         final ByteBuf buffer;
-        final RdmaMemory memory;
         final RdmaMemoryWindow window;
         final int rkey;
         final long address;
-        /** The bind work request: the window is never deallocated while its bind may still be posted. */
+        /** The bind work request: the window is never released while its bind may still be posted. */
         final ChannelFuture bind;
 
-        Region(ByteBuf buffer, RdmaMemory memory, RdmaMemoryWindow window, int rkey, long address,
-               ChannelFuture bind) {
+        Region(ByteBuf buffer, RdmaMemoryWindow window, int rkey, long address, ChannelFuture bind) {
             this.buffer = buffer;
-            this.memory = memory;
             this.window = window;
             this.rkey = rkey;
             this.address = address;
@@ -48,31 +53,36 @@ final class CallExposure {
     Region read;
     Region write;
     private boolean finished;
+    private ChannelHandlerContext ctx;
+    private RdmaConnection connection;
+    private WindowCache windows;
 
     /**
-     * Registers {@code buffer} (takes ownership) and binds a fresh window over all of it with {@code access}; the
-     * bind is written (not flushed) ahead of the Send that advertises it, so the send queue orders them.
+     * Binds a window over the readable bytes of {@code buffer} (takes ownership; its readable bytes must lie in the
+     * connection's memory pool) with {@code access}; the bind is written (not flushed) ahead of the Send that
+     * advertises it, so the send queue orders them.
      */
-    static Region expose(ChannelHandlerContext ctx, RdmaConnection connection, ByteBuf buffer, int access)
-            throws IOException {
+    Region expose(ChannelHandlerContext ctx, RdmaConnection connection, WindowCache windows, ByteBuf buffer,
+                  int access) throws IOException {
+        this.ctx = ctx;
+        this.connection = connection;
+        this.windows = windows;
+        RdmaMemoryWindow window;
         RdmaMemory memory;
         try {
-            memory = connection.registerMemory(buffer, RdmaAccess.MW_BIND);
+            memory = connection.memoryPool().memoryOf(buffer);
+            if (memory == null) {
+                throw new IllegalArgumentException("the buffer is not in the connection's registered memory pool");
+            }
+            window = windows.acquire(connection);
         } catch (IOException | RuntimeException e) {
             buffer.release();
             throw e;
         }
-        RdmaMemoryWindow window;
-        try {
-            window = connection.allocateMemoryWindow();
-        } catch (IOException | RuntimeException e) {
-            memory.deregister();
-            buffer.release();
-            throw e;
-        }
-        RdmaBindWindow bind = new RdmaBindWindow(window, memory, 0, buffer.readableBytes(), access);
+        int offset = (int) (buffer.memoryAddress() + buffer.readerIndex() - memory.address());
+        RdmaBindWindow bind = new RdmaBindWindow(window, memory, offset, buffer.readableBytes(), access);
         ChannelFuture bound = ctx.write(bind);
-        return new Region(buffer, memory, window, bind.rkey(), bind.address(), bound);
+        return new Region(buffer, window, bind.rkey(), bind.address(), bound);
     }
 
     /** Number of keys this RPC exposed. */
@@ -86,45 +96,92 @@ final class CallExposure {
     }
 
     /**
-     * Ends the exposure: every window not invalidated remotely ({@code invalidated} false or another key) is
-     * deallocated now, so the peer can no longer reach the memory; then the regions are deregistered and released.
-     * Buffers the caller still needs must have been retained (sliced) before.
+     * Ends the exposure (see the class documentation). Buffers the caller still needs must have been retained
+     * (sliced) before; their bytes are safe to use once the returned future completes (null: at once), which is
+     * when the last Local Invalidate completed (RFC 8166 §3.4.5.1: invalidate before the data is used).
      *
      * @param replied the responder answered (so every bind of this RPC was executed)
      */
-    void finish(boolean replied, boolean invalidated, int invalidatedRkey, RpcRdmaStats stats) {
+    ChannelFuture finish(boolean replied, boolean invalidated, int invalidatedRkey, RpcRdmaStats stats) {
         if (finished) {
-            return;
+            return null;
         }
         finished = true;
-        finish(read, replied, invalidated, invalidatedRkey, stats);
-        finish(write, replied, invalidated, invalidatedRkey, stats);
+        ChannelFuture a = finish(read, replied, invalidated, invalidatedRkey, stats);
+        ChannelFuture b = finish(write, replied, invalidated, invalidatedRkey, stats);
+        // Local Invalidates complete in the order they were written: the later one covers both.
+        return b != null ? b : a;
     }
 
-    private static void finish(Region r, boolean replied, boolean invalidated, int invalidatedRkey,
-                               RpcRdmaStats stats) {
+    /** Forgets a finished exposure so the call can expose memory again (a retry after the pool was exhausted). */
+    void reset() {
+        read = null;
+        write = null;
+        finished = false;
+    }
+
+    private ChannelFuture finish(Region r, boolean replied, boolean invalidated, int invalidatedRkey,
+                                 RpcRdmaStats stats) {
         if (r == null) {
-            return;
+            return null;
         }
+        if (!replied) {
+            stats.recordLocalInvalidation();
+            if (r.bind.isDone()) {
+                deallocate(r);
+            } else {
+                // The bind is written but may not be executed (the call failed before its Send): after it.
+                r.bind.addListener(f -> deallocate(r));
+            }
+            return null;
+        }
+        // A reply proves the bind was executed: it was posted before the Send the responder answered, and the send
+        // queue runs in order (its completion may not have been reaped yet, so isBound() may still say false).
         if (invalidated && r.rkey == invalidatedRkey) {
             stats.recordRemoteInvalidation();
-        } else {
-            stats.recordLocalInvalidation();
+            if (!connection.localInvalidateSupported()) {
+                // Soft-RoCE: windows are not bound a second time (one window per exposure, deallocated after it, as
+                // before the pool), until rebinding after remote invalidation is verified on rxe
+                // (MemoryPoolSuite's aWindowIsBoundAgainOnlyAfterItsLastRkeyWasInvalidated on the VM).
+                deallocate(r);
+                return null;
+            }
+            if (r.bind.isSuccess() && !r.window.isBound()) {
+                windows.put(r.window);
+                r.buffer.release();
+            } else {
+                // The bind's completion has not been reaped: the channel would mark the window bound after this.
+                r.bind.addListener(f -> {
+                    if (f.isSuccess() && !r.window.isBound()) {
+                        windows.put(r.window);
+                        r.buffer.release();
+                    } else {
+                        deallocate(r);
+                    }
+                });
+            }
+            return null;
         }
-        if (replied || r.bind.isDone()) {
-            // A reply proves the bind was executed: it was posted before the Send the responder answered, and
-            // the send queue runs in order (its completion may not have been reaped yet).
-            release(r);
-        } else {
-            // The bind is written but may not be executed (the call failed before its Send): deallocate after it.
-            r.bind.addListener(f -> release(r));
+        stats.recordLocalInvalidation();
+        if (!connection.localInvalidateSupported()) {
+            deallocate(r); // Soft-RoCE: LOCAL_INV of a bound type-2 window oopses its kernel
+            return null;
         }
+        ChannelFuture inv = ctx.writeAndFlush(new RdmaLocalInvalidate(r.window, r.rkey));
+        inv.addListener(f -> {
+            if (f.isSuccess() && !r.window.isBound()) {
+                windows.put(r.window);
+                r.buffer.release();
+            } else {
+                deallocate(r); // the connection is failing: the window goes, then the memory
+            }
+        });
+        return inv;
     }
 
-    private static void release(Region r) {
-        // Deallocation invalidates a binding that is still in force and frees the window either way.
+    /** Deallocation invalidates a binding still in force and frees the window; then the buffer goes back. */
+    private static void deallocate(Region r) {
         r.window.close();
-        r.memory.deregister();
         r.buffer.release();
     }
 }

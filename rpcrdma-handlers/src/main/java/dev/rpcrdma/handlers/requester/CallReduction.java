@@ -23,7 +23,8 @@ import java.util.List;
 
 /**
  * Chunk reduction of one call (RFC 8166 §3.5): decides how a call travels and builds its Send (transport header and
- * inline part), exposing the call's memory through {@link CallExposure} and recording in its {@link RequesterCall}
+ * inline part), placing its chunks in the connection's registered memory pool (a DDP-eligible item already there
+ * is not copied), exposing them through {@link CallExposure} and recording in its {@link RequesterCall}
  * the Write list and Reply chunk provisioned. Inline (RDMA_MSG) when it fits the send threshold; else with its
  * DDP-eligible items in Read chunks (§3.4.5); else a Long Call (§3.5.3). Without an {@link RdmaConnection} (a
  * channel that is not RDMA) every message is inline and one too large fails. Event-loop confined, one per requester.
@@ -31,13 +32,15 @@ import java.util.List;
 final class CallReduction {
 
     private final RdmaConnection connection;
+    private final WindowCache windows;
     private final RpcRdmaStats stats;
     /** The reply size assumed for a call that gives none ({@code RpcRdmaConfig.maxReplySize()}). */
     private final int defaultMaxReply;
 
     /** {@code connection} null: no chunks, inline only. */
-    CallReduction(RdmaConnection connection, RpcRdmaStats stats, int defaultMaxReply) {
+    CallReduction(RdmaConnection connection, WindowCache windows, RpcRdmaStats stats, int defaultMaxReply) {
         this.connection = connection;
+        this.windows = windows;
         this.stats = stats;
         this.defaultMaxReply = defaultMaxReply;
     }
@@ -49,8 +52,9 @@ final class CallReduction {
 
     /**
      * Builds the Send of {@code call} (the caller owns it) and exposes its memory into {@code rpc}; binds are
-     * written (not flushed) ahead of the Send. On failure what was exposed is left in {@code rpc} for the caller to
-     * finish.
+     * written (not flushed) ahead of the Send. Returns null when the connection's registered memory pool cannot
+     * hold the call's chunks now: the caller finishes what was exposed and tries again when memory was released
+     * (back-pressure, never a failure). On failure what was exposed is left in {@code rpc} for the caller to finish.
      */
     ByteBuf reduce(ChannelHandlerContext ctx, InlineThresholds thresholds, int credit, RpcCall call,
                    OutboundRpcMessage message, RequesterCall rpc) throws IOException {
@@ -81,8 +85,9 @@ final class CallReduction {
             throw new IOException("reply hints of " + ddpBytes + " + " + maxReply + " bytes are too large");
         }
         // Write and Reply chunks share one region exposed for remote write only.
-        if (ddpBytes > 0 || replyChunk) {
-            provisionReply(ctx, call, chunks, (int) ddpBytes, replyChunk ? maxReply : 0, rpc);
+        if ((ddpBytes > 0 || replyChunk)
+                && !provisionReply(ctx, call, chunks, (int) ddpBytes, replyChunk ? maxReply : 0, rpc)) {
+            return null;
         }
         int inline = RpcMessageCodec.inlineLength(message);
         if (rpc.writeList.isEmpty() && rpc.replyChunk == null
@@ -124,12 +129,19 @@ final class CallReduction {
         int reduced = payload.reducedLength();
         long readHeader = header.encodedLength() + (long) items.size() * (4 + ReadSegment.ENCODED_LENGTH);
         if (itemBytes > 0 && readHeader + reduced <= sendThreshold) {
-            // RFC 8166 §3.4.5: each DDP-eligible item moves into a Read chunk at its XDR position, no pad.
-            ByteBuf region = ctx.alloc().directBuffer((int) itemBytes);
-            for (DdpItem item : items) {
-                region.writeBytes(item.data(), item.data().readerIndex(), item.length());
+            // RFC 8166 §3.4.5: each DDP-eligible item moves into a Read chunk at its XDR position, no pad. One item
+            // already in the pool (the application allocated it there) is exposed where it is: zero copies.
+            ByteBuf region = poolSlice(items);
+            if (region == null) {
+                region = connection.memoryPool().tryAllocate((int) itemBytes);
+                if (region == null) {
+                    return null;
+                }
+                for (DdpItem item : items) {
+                    region.writeBytes(item.data(), item.data().readerIndex(), item.length());
+                }
             }
-            rpc.exposure.read = CallExposure.expose(ctx, connection, region, RdmaAccess.REMOTE_READ);
+            rpc.exposure.read = rpc.exposure.expose(ctx, connection, windows, region, RdmaAccess.REMOTE_READ);
             CallExposure.Region r = rpc.exposure.read;
             List<ReadSegment> reads = new ArrayList<>(items.size());
             long offset = 0;
@@ -145,9 +157,12 @@ final class CallReduction {
             return send;
         }
         // RFC 8166 §3.5.3 Long Call: the whole message in a position-zero Read chunk.
-        ByteBuf region = ctx.alloc().directBuffer(inline);
+        ByteBuf region = connection.memoryPool().tryAllocate(inline);
+        if (region == null) {
+            return null;
+        }
         payload.writeInline(region);
-        rpc.exposure.read = CallExposure.expose(ctx, connection, region, RdmaAccess.REMOTE_READ);
+        rpc.exposure.read = rpc.exposure.expose(ctx, connection, windows, region, RdmaAccess.REMOTE_READ);
         CallExposure.Region r = rpc.exposure.read;
         header = RpcRdmaHeader.nomsg(call.xid(), credit,
                 List.of(new ReadSegment(0, new RdmaSegment(r.rkey, inline, r.address))), rpc.writeList,
@@ -167,14 +182,17 @@ final class CallReduction {
      * {@code call.replyDdpItem(i)}; 0 gives an empty chunk, RFC 8166 §4.3.2.3) and then, if {@code replyBytes} is
      * not 0, the Reply chunk.
      */
-    private void provisionReply(ChannelHandlerContext ctx, RpcCall call, int chunks, int ddpBytes, int replyBytes,
-                                RequesterCall rpc) throws IOException {
-        ByteBuf region = ctx.alloc().directBuffer(ddpBytes + replyBytes);
+    private boolean provisionReply(ChannelHandlerContext ctx, RpcCall call, int chunks, int ddpBytes, int replyBytes,
+                                   RequesterCall rpc) throws IOException {
+        ByteBuf region = connection.memoryPool().tryAllocate(ddpBytes + replyBytes);
+        if (region == null) {
+            return false;
+        }
         // Write chunks zeroed; the Reply chunk is only ever read where the responder says it wrote (RFC 8166 §3.4.6)
         // and the peer cannot read it (remote write only), so its up to maxReplySize bytes are not cleared per call.
         region.writeZero(ddpBytes);
         region.writerIndex(ddpBytes + replyBytes);
-        rpc.exposure.write = CallExposure.expose(ctx, connection, region, RdmaAccess.REMOTE_WRITE);
+        rpc.exposure.write = rpc.exposure.expose(ctx, connection, windows, region, RdmaAccess.REMOTE_WRITE);
         CallExposure.Region w = rpc.exposure.write;
         List<WriteChunk> writeList = new ArrayList<>(chunks);
         rpc.writeOffsets = new int[chunks];
@@ -191,5 +209,19 @@ final class CallReduction {
             rpc.replyChunk = WriteChunk.of(new RdmaSegment(w.rkey, replyBytes, w.address + offset));
             rpc.replyOffset = offset;
         }
+        return true;
+    }
+
+    /**
+     * A retained slice of the only DDP-eligible item if its bytes already lie in the connection's memory pool (the
+     * application wrote them into a buffer of {@code memoryPool().allocator()}), else null.
+     */
+    private ByteBuf poolSlice(List<DdpItem> items) {
+        if (items.size() != 1) {
+            return null;
+        }
+        DdpItem item = items.get(0);
+        ByteBuf data = item.data().slice(item.data().readerIndex(), item.length());
+        return connection.memoryPool().memoryOf(data) != null ? data.retain() : null;
     }
 }

@@ -31,7 +31,7 @@ final class RequesterCall implements ChannelFutureListener {
     final int xid;
     /** The Send's write promise: completes when the Send is written (posted), not when the reply arrives. */
     final ChannelPromise promise;
-    /** The call while it is queued for a credit; null once sent. */
+    /** The call while it is queued for a credit or for registered memory; null once sent. */
     private OutboundRpcMessage message;
     final CallExposure exposure = new CallExposure();
     List<WriteChunk> writeList = List.of();
@@ -51,6 +51,11 @@ final class RequesterCall implements ChannelFutureListener {
         OutboundRpcMessage m = message;
         message = null;
         return m;
+    }
+
+    /** Keeps the call's message (takes it back) while it waits for registered memory. */
+    void keepMessage(OutboundRpcMessage message) {
+        this.message = message;
     }
 
     /** Fails a call that was never sent: releases its message and fails its promise. */

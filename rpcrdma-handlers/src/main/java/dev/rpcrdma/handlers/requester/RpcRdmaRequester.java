@@ -25,6 +25,7 @@ import dev.rpcrdma.oncrpc.message.RpcReply;
 import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.collection.IntObjectHashMap;
@@ -86,6 +87,8 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     private volatile InlineThresholds thresholds;
     private boolean inactive;
     private boolean upperLayerWritable = true;
+    /** The head of the queue waits for registered memory (the pool's {@code whenAvailable} will drain again). */
+    private boolean waitingForMemory;
     private int maxOutstandingSeen;
 
     /**
@@ -115,7 +118,8 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
         this.decoder = new RpcRdmaHeaderDecoder(config.limits());
         this.credits = new RequesterCredits(config.maxRequests());
-        this.reduction = new CallReduction(connection, stats, config.maxReplySize());
+        this.reduction = new CallReduction(connection, new WindowCache(2 * config.maxRequests(), stats), stats,
+                config.maxReplySize());
         this.configuredMaxReply = config.maxReplySize();
     }
 
@@ -212,7 +216,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
 
     private void drain(ChannelHandlerContext ctx) {
         boolean sent = false;
-        while (thresholds != null && !inactive && !queue.isEmpty() && credits.canSend()) {
+        while (thresholds != null && !inactive && !waitingForMemory && !queue.isEmpty() && credits.canSend()) {
             sent |= send(ctx, queue.poll());
         }
         if (sent) {
@@ -232,6 +236,18 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         RpcCall call = (RpcCall) message.header();
         try {
             ByteBuf send = reduction.reduce(ctx, thresholds, credits.maxRequests(), call, message, rpc);
+            if (send == null) {
+                // The registered memory pool is exhausted: the call waits at the head of the queue, keeping its
+                // message, until a piece is released (back-pressure; nothing fails).
+                ctx.flush();
+                rpc.exposure.finish(false, false, 0, stats);
+                rpc.exposure.reset();
+                rpc.keepMessage(message);
+                message = null;
+                queue.addFirst(rpc);
+                waitForMemory(ctx);
+                return false;
+            }
             credits.onCallSent();
             maxOutstandingSeen = Math.max(maxOutstandingSeen, credits.outstanding());
             calls.put(rpc.xid, rpc);
@@ -247,8 +263,20 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
             rpc.promise.tryFailure(t);
             return false;
         } finally {
-            message.release();
+            if (message != null) {
+                message.release();
+            }
         }
+    }
+
+    /** Drains again once the connection's memory pool released a piece. */
+    private void waitForMemory(ChannelHandlerContext ctx) {
+        waitingForMemory = true;
+        stats.recordMemoryWait();
+        connection.memoryPool().whenAvailable(() -> {
+            waitingForMemory = false;
+            drain(ctx);
+        });
     }
 
     /** The Send of {@code rpc} failed: if it is still outstanding, its credit and exposure are given back. */
@@ -313,8 +341,9 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         credits.onReply(header.credits());
         ByteBuf stream = rpc.replyStream(header, in, stats);
         List<ByteBuf> placed = rpc.placedItems(header, stats);
-        // Invalidate before the data is used (RFC 8166 §3.4.5.1 / RFC 8797 §3.2).
-        rpc.exposure.finish(true, invalidated, invalidatedRkey, stats);
+        // Invalidate before the data is used (RFC 8166 §3.4.5.1 / RFC 8797 §3.2): a Local Invalidate completes later,
+        // and the reply goes up then.
+        ChannelFuture invalidation = rpc.exposure.finish(true, invalidated, invalidatedRkey, stats);
         InboundRpcMessage message;
         try {
             message = RpcMessageCodec.decode(stream, placed);
@@ -325,7 +354,17 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
             drain(ctx);
             return;
         }
-        ctx.fireChannelRead(message);
+        if (invalidation == null || invalidation.isDone()) {
+            ctx.fireChannelRead(message);
+        } else {
+            invalidation.addListener(f -> {
+                if (inactive) {
+                    message.release(); // the RPC layer fails the call with the connection
+                } else {
+                    ctx.fireChannelRead(message);
+                }
+            });
+        }
         drain(ctx);
     }
 

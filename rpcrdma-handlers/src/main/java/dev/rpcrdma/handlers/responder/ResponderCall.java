@@ -15,10 +15,10 @@ import java.util.List;
  * One forward call a responder received, from its transport header to its reply: the per-call context the
  * responder's call table holds by xid. It keeps the call's header (its Write list and Reply chunk are where the
  * reply goes, RFC 8166 §3.4.6) and, while its Read chunks are pulled, the pull: the reassembly plan, the inline part,
- * the local-write-only target buffer and its registration, and how many RDMA Reads are still in flight. As the
- * listener of those Reads it tells the responder when the last one completed; then {@link #assemble} builds the
- * call's XDR stream ({@link CallReassembly}). As the listener of a reply's Send it deregisters and releases the
- * reply's local memory. Event-loop confined, like its responder.
+ * the target buffer (in the connection's registered memory pool, local write only), and how many RDMA Reads are
+ * still in flight. As the listener of those Reads it tells the responder when the last one completed; then
+ * {@link #assemble} builds the call's XDR stream ({@link CallReassembly}). As the listener of a reply's Send it
+ * gives the reply's pool buffer back. Event-loop confined, like its responder.
  */
 final class ResponderCall implements ChannelFutureListener {
 
@@ -30,13 +30,12 @@ final class ResponderCall implements ChannelFutureListener {
     private List<ReadChunk> chunks;
     private ByteBuf inline;
     private ByteBuf target;
-    private RdmaMemory pullMemory;
     private int pendingReads;
     private boolean readFailed;
 
     // The reply's local memory (RDMA Write sources and the Long Reply), until its Send completed.
-    private RdmaMemory replyMemory;
     private ByteBuf replyRegion;
+    private RdmaMemory replyRegistration;
 
     ResponderCall(RpcRdmaResponder responder, RpcRdmaHeader header) {
         this.responder = responder;
@@ -48,30 +47,35 @@ final class ResponderCall implements ChannelFutureListener {
     }
 
     /**
-     * Starts a pull: {@code target} (registered as {@code memory}, may be null when nothing is to be read) receives
-     * the chunks in order; {@code inline} (owned, may be null for a Long Call) is the inline part of the message.
+     * Starts a pull: {@code target} (owned; a pool buffer, empty when nothing is to be read) receives the chunks in
+     * order; {@code inline} (owned, may be null for a Long Call) is the inline part of the message.
      */
-    void pulling(CallReassembly plan, List<ReadChunk> chunks, ByteBuf inline, ByteBuf target, RdmaMemory memory,
-                 int reads) {
+    void pulling(CallReassembly plan, List<ReadChunk> chunks, ByteBuf inline, ByteBuf target, int reads) {
         this.plan = plan;
         this.chunks = chunks;
         this.inline = inline;
         this.target = target;
-        this.pullMemory = memory;
         this.pendingReads = reads;
     }
 
-    /** The reply's local memory, deregistered and released once the Send that follows its Writes completed. */
-    void replying(RdmaMemory memory, ByteBuf region) {
-        this.replyMemory = memory;
+    /**
+     * The reply's buffer (owned), released once the Send that follows its Writes completed: a pool buffer, or
+     * (pool exhausted) one registered for this reply alone as {@code registration}, deregistered then.
+     */
+    void replying(ByteBuf region, RdmaMemory registration) {
         this.replyRegion = region;
+        this.replyRegistration = registration;
     }
 
     @Override
     public void operationComplete(ChannelFuture f) {
         if (replyRegion != null) {
-            // The reply's Send completed (after its RDMA Writes: one send queue, in order).
-            replyMemory.deregister();
+            // The reply's Send completed (after its RDMA Writes: one send queue, in order): the Writes' source goes
+            // back to the pool.
+            if (replyRegistration != null) {
+                replyRegistration.deregister();
+                replyRegistration = null;
+            }
             replyRegion.release();
             replyRegion = null;
             return;
@@ -81,8 +85,6 @@ final class ResponderCall implements ChannelFutureListener {
             responder.readFailed(this, f.cause());
         }
         if (--pendingReads == 0) {
-            pullMemory.deregister();
-            pullMemory = null;
             responder.pulled(this, readFailed);
         }
     }

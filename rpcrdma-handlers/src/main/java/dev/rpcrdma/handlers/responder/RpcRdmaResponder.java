@@ -210,7 +210,11 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         pull(ctx, call, plan, nomsg ? null : in.retainedSlice());
     }
 
-    /** Issues the RDMA Reads of every chunk into one buffer registered for local write only. */
+    /**
+     * Issues the RDMA Reads of every chunk, all written before one flush (posted together), into one buffer of the
+     * connection's registered memory pool (registered for local write only: nothing is registered per call). When
+     * the pool is exhausted the pull waits for memory (back-pressure, never a failure).
+     */
     private void pull(ChannelHandlerContext ctx, ResponderCall call, CallReassembly plan, ByteBuf inline) {
         int total = (int) plan.totalRead;
         List<ReadChunk> all = new ArrayList<>(plan.inserted.size() + 1);
@@ -220,23 +224,34 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         }
         all.addAll(plan.inserted);
         if (total == 0) {
-            call.pulling(plan, all, inline, ctx.alloc().directBuffer(0), null, 0);
+            call.pulling(plan, all, inline, ctx.alloc().directBuffer(0), 0);
             deliver(ctx, call, call.assemble(ctx.alloc()));
             return;
         }
-        ByteBuf target = ctx.alloc().directBuffer(total);
-        target.writerIndex(total);
-        RdmaMemory memory;
+        ByteBuf target;
         try {
-            memory = connection.registerMemory(target, 0);
+            target = connection.memoryPool().tryAllocate(total);
         } catch (IOException | RuntimeException e) {
-            target.release();
             ReferenceCountUtil.release(inline);
             calls.remove(call.xid());
-            logger.warn("{} cannot register memory for Read chunks; closing (RFC 8166 §4.5.4)", ctx.channel(), e);
+            logger.warn("{} has no registered memory for Read chunks; closing (RFC 8166 §4.5.4)", ctx.channel(), e);
             close(ctx);
             return;
         }
+        if (target == null) {
+            stats.recordMemoryWait();
+            connection.memoryPool().whenAvailable(() -> {
+                if (closed) {
+                    ReferenceCountUtil.release(inline);
+                } else {
+                    pull(ctx, call, plan, inline);
+                }
+            });
+            return;
+        }
+        target.writerIndex(total);
+        RdmaMemory memory = connection.memoryPool().memoryOf(target);
+        int base = (int) (target.memoryAddress() - memory.address());
         int reads = 0;
         for (ReadChunk c : all) {
             for (RdmaSegment s : c.segments()) {
@@ -245,8 +260,8 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
                 }
             }
         }
-        call.pulling(plan, all, inline, target, memory, reads);
-        int offset = 0;
+        call.pulling(plan, all, inline, target, reads);
+        int offset = base;
         for (ReadChunk c : all) {
             stats.recordReadChunk();
             for (RdmaSegment s : c.segments()) {
@@ -265,7 +280,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
                 cause.toString());
     }
 
-    /** Every RDMA Read of {@code call} completed; its memory is deregistered. */
+    /** Every RDMA Read of {@code call} completed (the pulled bytes are in its pool buffer). */
     void pulled(ResponderCall call, boolean failed) {
         if (failed || closed) {
             // RFC 8166 §4.5.3: RDMA errors are fatal to the connection.
@@ -385,7 +400,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
     }
 
     private void sendReply(ChannelHandlerContext ctx, ResponderCall call, XdrPayload payload,
-                           ChannelPromise promise) throws IOException {
+                              ChannelPromise promise) throws IOException {
         RpcRdmaHeader request = call.header;
         int xid = call.xid();
         ReplyPlacement placement = new ReplyPlacement(request.writeList(), payload.ddpItems(),
@@ -421,8 +436,16 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
             send(ctx, request, send, promise, null);
             return;
         }
-        // The whole inline stream in memory registered for local access only; RDMA Writes push parts of it.
-        ByteBuf region = ctx.alloc().directBuffer(full + (nomsg ? remainder : 0));
+        // The whole inline stream in the connection's registered memory pool (local access only; nothing is
+        // registered per reply); RDMA Writes push parts of it, written with the Send and flushed once: one chain.
+        // A reply never waits for pool memory: calls being pulled may hold all of it until their replies are sent.
+        // When the pool is exhausted, the region is registered for this reply alone (counted as a memory wait).
+        ByteBuf region = connection.memoryPool().tryAllocate(full + (nomsg ? remainder : 0));
+        RdmaMemory registered = null;
+        if (region == null) {
+            stats.recordMemoryWait();
+            region = ctx.alloc().directBuffer(full + (nomsg ? remainder : 0));
+        }
         payload.writeInline(region);
         int[] ranges = placement.inlineRanges();
         if (nomsg) {
@@ -430,23 +453,29 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
                 region.writeBytes(region, ranges[i], ranges[i + 1] - ranges[i]);
             }
         }
-        RdmaMemory memory;
-        try {
-            memory = connection.registerMemory(region, 0);
-        } catch (IOException | RuntimeException e) {
-            region.release();
-            throw e;
+        RdmaMemory memory = connection.memoryPool().memoryOf(region);
+        int base;
+        if (memory != null) {
+            base = (int) (region.memoryAddress() - memory.address());
+        } else {
+            try {
+                memory = registered = connection.registerMemory(region, 0);
+            } catch (IOException | RuntimeException e) {
+                region.release();
+                throw e;
+            }
+            base = 0;
         }
         for (int i = 0; i < placement.candidates; i++) {
             if (placement.inChunk[i]) {
                 DdpItem item = placement.items.get(i);
-                writeInto(ctx, memory, item.position(), item.length(), request.writeList().get(i));
+                writeInto(ctx, memory, base + item.position(), item.length(), request.writeList().get(i));
                 stats.recordWriteChunkUsed();
             }
         }
         ByteBuf send;
         if (nomsg) {
-            writeInto(ctx, memory, full, remainder, replyChunk);
+            writeInto(ctx, memory, base + full, remainder, replyChunk);
             send = ctx.alloc().directBuffer(header.encodedLength());
             RpcRdmaHeaderEncoder.encode(header, send);
         } else {
@@ -456,8 +485,9 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
                 send.writeBytes(region, ranges[i], ranges[i + 1] - ranges[i]);
             }
         }
-        call.replying(memory, region);
+        call.replying(region, registered);
         send(ctx, request, send, promise, call);
+        return;
     }
 
     /** RDMA Writes {@code length} bytes at {@code offset} of {@code memory} into the chunk's segments, in order. */

@@ -100,6 +100,8 @@ abstract class RpcRdmaEndToEndSuite {
     RpcRdmaStats clientStats;
     RpcStats serverRpcStats;
     RpcClient client;
+    /** Options of the client's connection (set before {@link #start}). */
+    java.util.function.Consumer<Bootstrap> clientOptions = b -> { };
     final RpcMetrics serverMetrics = new RpcMetrics("e2e-server", RpcMetrics.Role.SERVER).register(TypedEcho.PROGRAM);
     final RpcMetrics clientMetrics = new RpcMetrics("e2e-client", RpcMetrics.Role.CLIENT).register(TypedEcho.PROGRAM);
     /** Runs the typed program's blocking procedure. */
@@ -147,10 +149,11 @@ abstract class RpcRdmaEndToEndSuite {
         serverOptions.accept(sb);
         Channel server = sb.bind(new InetSocketAddress(address(), 0)).sync().channel();
         channels.add(server);
-        Channel c = new Bootstrap().group(group).channel(RdmaChannel.class)
+        Bootstrap cb = new Bootstrap().group(group).channel(RdmaChannel.class)
                 .handler(new RpcRdmaClientInitializer(new RpcStats(), clientConfig, clientStats,
-                        Duration.ofSeconds(TIMEOUT)))
-                .connect(server.localAddress()).sync().channel();
+                        Duration.ofSeconds(TIMEOUT)));
+        clientOptions.accept(cb);
+        Channel c = cb.connect(server.localAddress()).sync().channel();
         channels.add(c);
         client = RpcClient.of(c);
         client.handler().metrics(clientMetrics);
@@ -385,6 +388,84 @@ abstract class RpcRdmaEndToEndSuite {
         assertEquals(0, serverStats.remoteInvalidations());
         assertEquals(0, clientStats.remoteInvalidations());
         assertEquals(1, clientStats.localInvalidations());
+    }
+
+    /**
+     * Windows are bound again instead of allocated per RPC: after Send With Invalidate (the responder's), and after a
+     * Local Invalidate where the device takes it. On Soft-RoCE (and the software fabric behaving like it), where
+     * local invalidation deallocates, every exposure allocates a fresh window (also after remote invalidation, for
+     * now: see CallExposure).
+     */
+    @Test
+    void windowsAreBoundAgainRatherThanAllocatedPerRpc() throws Exception {
+        start();
+        boolean localInvalidate = ((RdmaChannel) client.channel()).localInvalidateSupported();
+        for (int i = 0; i < 10; i++) {
+            assertArrayEquals(pattern(50000, 50000), get(fill(FILL, 50000, hints(50000, 0))));
+        }
+        assertEquals(10, clientStats.remoteInvalidations());
+        assertEquals(localInvalidate ? 1 : 10, clientStats.windowAllocations(),
+                localInvalidate ? "one window, invalidated remotely and bound again" : "Soft-RoCE: one per RPC");
+        for (int i = 0; i < 10; i++) {
+            byte[] data = pattern(40000, i);
+            assertArrayEquals(data, get(echo(data, hints(40000, 0)))); // two keys: no remote invalidation
+        }
+        assertEquals(20, clientStats.localInvalidations());
+        assertEquals(localInvalidate ? 2 : 30, clientStats.windowAllocations(),
+                localInvalidate ? "LOCAL_INV leaves both windows ready to bind again"
+                        : "Soft-RoCE: each locally invalidated window was deallocated and a fresh one allocated");
+    }
+
+    /**
+     * A connection whose registered memory pool cannot hold every call's chunks at once makes calls wait for memory
+     * (RpcRdmaRequester back-pressure) instead of failing them: eight 100 KB ECHOs with a 1 MiB Reply chunk each
+     * (2 MiB pieces) queued together against a 6 MiB pool all complete byte-exact, the pool never registers more
+     * than its limit, and every chunk buffer goes back.
+     */
+    @Test
+    void anExhaustedMemoryPoolMakesCallsWaitAndNoneFails() throws Exception {
+        clientOptions = b -> b.option(RdmaChannelOption.MEMORY_POOL_SLAB_SIZE, 1 << 20)
+                .option(RdmaChannelOption.MEMORY_POOL_MAX_BYTES, 6L << 20);
+        start();
+        List<CompletableFuture<byte[]>> futures = onClientLoop(() -> {
+            List<CompletableFuture<byte[]>> l = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                l.add(echo(pattern(100000, i), hints(100000, 0)));
+            }
+            return l;
+        });
+        for (int i = 0; i < 8; i++) {
+            assertArrayEquals(pattern(100000, i), get(futures.get(i)), "call " + i);
+        }
+        assertTrue(clientStats.memoryWaits() > 0, "calls waited for registered memory");
+        dev.rpcrdma.channel.RdmaMemoryPool pool = ((RdmaChannel) client.channel()).memoryPool();
+        assertTrue(pool.registeredBytes() <= 6L << 20, "registered " + pool.registeredBytes());
+        dev.rpcrdma.testing.Await.until(() -> pool.usedBytes() == 0, "every chunk buffer went back to the pool");
+    }
+
+    /**
+     * A responder whose registered memory pool holds two 128 KiB pieces (one call's Read-chunk sink and its reply)
+     * serves sixteen 100 KB ECHOs sent together: pulls wait for memory instead of failing, a reply that finds the
+     * pool taken by pulls registers its own region rather than waiting (so pulls holding all memory cannot block the
+     * replies that would free it), and every call completes byte-exact.
+     */
+    @Test
+    void aResponderWithAnExhaustedPoolServesCallsInTurnAndNoneFails() throws Exception {
+        start(RpcRdmaConfig.DEFAULT, RpcRdmaConfig.DEFAULT, sb -> sb
+                .childOption(RdmaChannelOption.MEMORY_POOL_SLAB_SIZE, 256 << 10)
+                .childOption(RdmaChannelOption.MEMORY_POOL_MAX_BYTES, 256L << 10));
+        List<CompletableFuture<byte[]>> futures = onClientLoop(() -> {
+            List<CompletableFuture<byte[]>> l = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                l.add(echo(pattern(100000, i), hints(100000, 0)));
+            }
+            return l;
+        });
+        for (int i = 0; i < 16; i++) {
+            assertArrayEquals(pattern(100000, i), get(futures.get(i)), "call " + i);
+        }
+        assertTrue(serverStats.memoryWaits() > 0, "the responder ran out of pool memory and waited");
+        assertEquals(16, serverStats.readChunks());
     }
 
     @Test
@@ -716,7 +797,9 @@ abstract class RpcRdmaEndToEndSuite {
         assertTrue(write.await(TIMEOUT, TimeUnit.SECONDS));
         assertTrue(write.isSuccess(), "the late RDMA Write into the timed-out call's chunk: " + write.cause());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT);
-        while (onClientLoop(() -> requester().outstandingCalls()) != 0 && System.nanoTime() < deadline) {
+        // The reply goes up once its exposure ended (after a Local Invalidate where the device has one).
+        while ((onClientLoop(() -> requester().outstandingCalls()) != 0
+                || client.handler().stats().unknownXidReplies() == 0) && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
         assertEquals(0, (int) onClientLoop(() -> requester().outstandingCalls()), "the late reply freed the credit");

@@ -25,6 +25,11 @@ final class NativeDevice implements VerbsDevice {
     }
 
     @Override
+    public boolean localInvalidateBreaksWindows() {
+        return attributes.isSoftRoce();
+    }
+
+    @Override
     public String name() {
         return Verbs.deviceName(context);
     }

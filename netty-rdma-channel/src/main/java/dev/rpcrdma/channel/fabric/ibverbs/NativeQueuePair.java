@@ -95,6 +95,7 @@ final class NativeQueuePair implements QueuePair {
                 sendWr.rdma(i, wr.remoteAddress(), wr.rkey());
                 break;
             case WrOpcode.SEND_WITH_INV:
+            case WrOpcode.LOCAL_INV:
                 sendWr.invalidateRkey(i, wr.invalidateRkey());
                 break;
             case WrOpcode.BIND_MW:

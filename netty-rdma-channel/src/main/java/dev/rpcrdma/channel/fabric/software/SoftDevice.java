@@ -22,6 +22,11 @@ final class SoftDevice implements VerbsDevice {
     }
 
     @Override
+    public boolean localInvalidateBreaksWindows() {
+        return fabric.likeRxe;
+    }
+
+    @Override
     public String name() {
         return "soft0";
     }

@@ -84,7 +84,7 @@ final class SoftQueuePair implements QueuePair {
     public void postSend(SendWorkRequest wr) throws IOException {
         int opcode = wr.opcode();
         if (opcode != WrOpcode.SEND && opcode != WrOpcode.SEND_WITH_INV && opcode != WrOpcode.RDMA_WRITE
-                && opcode != WrOpcode.RDMA_READ && opcode != WrOpcode.BIND_MW) {
+                && opcode != WrOpcode.RDMA_READ && opcode != WrOpcode.BIND_MW && opcode != WrOpcode.LOCAL_INV) {
             throw new FabricException("ibv_post_send: unsupported opcode " + opcode, FabricException.EINVAL);
         }
         if (wr.numSge() > caps.maxSendSge) {
@@ -261,6 +261,9 @@ final class SoftQueuePair implements QueuePair {
             case WrOpcode.BIND_MW:
                 executeBind(wr);
                 return true;
+            case WrOpcode.LOCAL_INV:
+                executeLocalInvalidate(wr);
+                return true;
             default:
                 fail(wr, WcStatus.LOC_QP_OP_ERR);
                 return true;
@@ -372,6 +375,27 @@ final class SoftQueuePair implements QueuePair {
         succeed(wr, 0);
     }
 
+    /**
+     * {@code IBV_WR_LOCAL_INV} of a type-2 window bound through this queue pair under exactly that rkey: the binding
+     * ends (the rkey stops working) and the window can be bound again. Anything else (a region's key, another queue
+     * pair's window, a stale rkey) fails with {@code LOC_QP_OP_ERR}, as rxe's {@code rxe_invalidate_mw} checks do;
+     * so does any window when the fabric behaves {@linkplain SoftwareFabric#likeRxe like rxe} (whose kernel oopses).
+     */
+    private void executeLocalInvalidate(SoftSendWr wr) {
+        Object o = fabric.keyObject(wr.invalidateRkey);
+        if (fabric.likeRxe || !(o instanceof SoftMemoryWindow)) {
+            fail(wr, WcStatus.LOC_QP_OP_ERR);
+            return;
+        }
+        SoftMemoryWindow mw = (SoftMemoryWindow) o;
+        if (mw.closed || !mw.isBound() || mw.qp != this || mw.rkey != wr.invalidateRkey) {
+            fail(wr, WcStatus.LOC_QP_OP_ERR);
+            return;
+        }
+        mw.unbind();
+        succeed(wr, 0);
+    }
+
     private void gather(SoftSendWr wr, long dst) {
         if (wr.isInline) {
             PlatformDependent.copyMemory(wr.inline, 0, dst, wr.totalLength);
@@ -463,6 +487,8 @@ final class SoftQueuePair implements QueuePair {
                 return WcOpcode.RDMA_READ;
             case WrOpcode.BIND_MW:
                 return WcOpcode.BIND_MW;
+            case WrOpcode.LOCAL_INV:
+                return WcOpcode.LOCAL_INV;
             default:
                 return WcOpcode.SEND;
         }

@@ -34,6 +34,7 @@ public final class SoftwareFabric implements Fabric {
      * asynchronously; tests set this to hold a closing channel in its drain.
      */
     volatile long flushDelayMillis;
+    volatile boolean likeRxe;
     /** Fault injection: how many of the next {@code ibv_post_send} calls fail (see {@link #failPostSends(int)}). */
     private final AtomicInteger postSendFailures = new AtomicInteger();
     private volatile boolean failSendsOnly;
@@ -62,6 +63,16 @@ public final class SoftwareFabric implements Fabric {
             }
         }
         return f;
+    }
+
+    /**
+     * Makes the device behave like Soft-RoCE where {@code IBV_WR_LOCAL_INV} is concerned (until set back): it reports
+     * {@link dev.rpcrdma.channel.fabric.VerbsDevice#localInvalidateBreaksWindows()}, and a {@code LOCAL_INV} of a
+     * bound type-2 window (which oopses rxe's kernel) fails with {@code LOC_QP_OP_ERR} instead of invalidating, so
+     * a test sees any attempt. Default false: {@code LOCAL_INV} works, as on hardware.
+     */
+    public void likeRxe(boolean likeRxe) {
+        this.likeRxe = likeRxe;
     }
 
     /** Sets how long a queue pair that went to error takes to flush its work requests (0, the default: at once). */
