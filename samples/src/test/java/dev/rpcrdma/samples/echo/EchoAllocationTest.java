@@ -57,7 +57,8 @@ class EchoAllocationTest {
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({
             // transport, procedure, bound in bytes per call (see below)
-            "rdma, null, 980",
+            // 888-904 B measured, once 1000 B in a full build (run-to-run spread of the JIT's decisions).
+            "rdma, null, 1100",
             "rdma, echo, 1560",
             "tcp,  null, 920",
             "tcp,  echo, 1490",
