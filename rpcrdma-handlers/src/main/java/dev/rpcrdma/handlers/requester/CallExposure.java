@@ -9,6 +9,7 @@ import dev.rpcrdma.handlers.RpcRdmaStats;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.concurrent.Future;
 
 import java.io.IOException;
 
@@ -146,19 +147,11 @@ final class CallExposure {
                 deallocate(r);
                 return null;
             }
-            if (r.bind.isSuccess() && !r.window.isBound()) {
-                windows.put(r.window);
-                r.buffer.release();
+            if (r.bind.isDone()) {
+                reuseOrDeallocate(r, r.bind);
             } else {
                 // The bind's completion has not been reaped: the channel would mark the window bound after this.
-                r.bind.addListener(f -> {
-                    if (f.isSuccess() && !r.window.isBound()) {
-                        windows.put(r.window);
-                        r.buffer.release();
-                    } else {
-                        deallocate(r);
-                    }
-                });
+                r.bind.addListener(f -> reuseOrDeallocate(r, f));
             }
             return null;
         }
@@ -168,15 +161,22 @@ final class CallExposure {
             return null;
         }
         ChannelFuture inv = ctx.writeAndFlush(new RdmaLocalInvalidate(r.window, r.rkey));
-        inv.addListener(f -> {
-            if (f.isSuccess() && !r.window.isBound()) {
-                windows.put(r.window);
-                r.buffer.release();
-            } else {
-                deallocate(r); // the connection is failing: the window goes, then the memory
-            }
-        });
+        inv.addListener(f -> reuseOrDeallocate(r, f));
         return inv;
+    }
+
+    /**
+     * {@code last} (the bind, or the Local Invalidate after it) completed: a window whose binding is no longer in
+     * force goes back to the cache; otherwise (the connection is failing) the window is deallocated. The memory goes
+     * back to the pool either way.
+     */
+    private void reuseOrDeallocate(Region r, Future<?> last) {
+        if (last.isSuccess() && !r.window.isBound()) {
+            windows.put(r.window);
+            r.buffer.release();
+        } else {
+            deallocate(r);
+        }
     }
 
     /** Deallocation invalidates a binding still in force and frees the window; then the buffer goes back. */
