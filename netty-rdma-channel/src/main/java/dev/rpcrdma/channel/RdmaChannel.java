@@ -8,7 +8,6 @@ import dev.rpcrdma.channel.fabric.ConnectionParameters;
 import dev.rpcrdma.channel.fabric.WcFlags;
 import dev.rpcrdma.channel.fabric.WcStatus;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
@@ -404,44 +403,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
 
     @Override
     protected Object filterOutboundMessage(Object msg) throws Exception {
-        if (msg == Unpooled.EMPTY_BUFFER) {
-            // ChannelOutboundBuffer marks cancelled writes with this very instance; keep it unambiguous.
-            return Unpooled.buffer(0, 1); // (buffer(0, 0) would be EMPTY_BUFFER again)
-        }
-        if (msg instanceof ByteBuf || msg instanceof RdmaSend) {
-            ByteBuf content = msg instanceof ByteBuf ? (ByteBuf) msg : ((RdmaSend) msg).content();
-            if (content.readableBytes() > config.maxSendSize()) {
-                throw new RdmaException("a Send of " + content.readableBytes() + " bytes exceeds MAX_SEND_SIZE "
-                        + config.maxSendSize());
-            }
-            return msg;
-        }
-        if (msg instanceof RdmaRemoteAccess) {
-            RdmaMemory m = ((RdmaRemoteAccess) msg).local();
-            if (m.channel() != this || !m.isRegistered()) {
-                throw new IllegalArgumentException("local memory is not registered on this channel");
-            }
-            return msg;
-        }
-        if (msg instanceof RdmaLocalInvalidate) {
-            if (((RdmaLocalInvalidate) msg).window().channel() != this) {
-                throw new IllegalArgumentException("the window must belong to this channel");
-            }
-            if (!localInvalidateSupported()) {
-                throw new UnsupportedOperationException("IBV_WR_LOCAL_INV of a type-2 window oopses this device's "
-                        + "kernel (Soft-RoCE): close the window instead");
-            }
-            return msg;
-        }
-        if (msg instanceof RdmaBindWindow) {
-            RdmaBindWindow b = (RdmaBindWindow) msg;
-            if (b.window().channel() != this || b.memory().channel() != this || !b.memory().isRegistered()) {
-                throw new IllegalArgumentException("window and memory must belong to this channel");
-            }
-            return msg;
-        }
-        throw new UnsupportedOperationException("unsupported message type: " + msg.getClass().getName()
-                + " (expected ByteBuf, RdmaSend, RdmaWrite, RdmaRead, RdmaBindWindow or RdmaLocalInvalidate)");
+        return OutboundMessages.check(this, msg, config.maxSendSize());
     }
 
     @Override
