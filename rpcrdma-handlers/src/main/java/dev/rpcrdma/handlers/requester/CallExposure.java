@@ -24,8 +24,8 @@ import java.io.IOException;
  * a window the responder invalidated with Send With Invalidate (RFC 8166 §3.4.3) goes back to the cache at once
  * (the fast path); any other answered one is invalidated by an {@code IBV_WR_LOCAL_INV} work request where the
  * device takes it (back to the cache when it completes) and deallocated on Soft-RoCE, whose kernel oopses on that
- * request ({@code RdmaConnection.localInvalidateSupported()}); on Soft-RoCE a remotely invalidated window is
- * deallocated too for now (one window per exposure there). A call that ends unanswered (failed, connection gone)
+ * request ({@code RdmaConnection.localInvalidateSupported()}); a remotely invalidated window is reused on Soft-RoCE
+ * too. A call that ends unanswered (failed, connection gone)
  * deallocates its windows once their binds executed. A buffer is released only after its window's binding
  * ended, and a window is cached only after it did, so a window is never re-bound while the peer may hold its rkey.
  *
@@ -140,13 +140,8 @@ final class CallExposure {
         // queue runs in order (its completion may not have been reaped yet, so isBound() may still say false).
         if (invalidated && r.rkey == invalidatedRkey) {
             stats.recordRemoteInvalidation();
-            if (!connection.localInvalidateSupported()) {
-                // Soft-RoCE: windows are not bound a second time (one window per exposure, deallocated after it, as
-                // before the pool), until rebinding after remote invalidation is verified on rxe
-                // (MemoryPoolSuite's aWindowIsBoundAgainOnlyAfterItsLastRkeyWasInvalidated on the VM).
-                deallocate(r);
-                return null;
-            }
+            // Also on Soft-RoCE: a window its Send With Invalidate freed binds again (MemoryPoolSuite's
+            // aWindowIsBoundAgainOnlyAfterItsLastRkeyWasInvalidated passes on rxe); only LOCAL_INV is refused there.
             if (r.bind.isDone()) {
                 reuseOrDeallocate(r, r.bind);
             } else {
