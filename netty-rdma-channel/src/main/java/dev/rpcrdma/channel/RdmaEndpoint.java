@@ -2,9 +2,6 @@ package dev.rpcrdma.channel;
 
 import dev.rpcrdma.channel.fabric.AccessFlags;
 import dev.rpcrdma.channel.fabric.CmId;
-import dev.rpcrdma.channel.fabric.CompletionArray;
-import dev.rpcrdma.channel.fabric.CompletionChannel;
-import dev.rpcrdma.channel.fabric.CompletionQueue;
 import dev.rpcrdma.channel.fabric.MemoryRegion;
 import dev.rpcrdma.channel.fabric.PostException;
 import dev.rpcrdma.channel.fabric.ProtectionDomain;
@@ -20,8 +17,9 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.io.IOException;
 
 /**
- * The verbs objects of one connection and its registered buffer pools: protection domain, completion channel and
- * queue (shared by both work queues), RC queue pair, the receive buffers ({@link ReceiveBuffers}: a slab of
+ * The verbs objects of one connection and its registered buffer pools: the RC queue pair, created on its loop's
+ * protection domain and one of its loop's completion queues ({@link LoopDevice}: shared by the loop's connections on
+ * the device, both work queues completing into it), the receive buffers ({@link ReceiveBuffers}: a slab of
  * {@code (depth + spare) × receiveBufferSize}, posted as single-SGE receives) and a send slab
  * ({@code sendQueueDepth × maxSendSize} slots for non-inline Sends). Slabs are direct buffers from the channel's
  * allocator, registered once: the hot path never registers memory.
@@ -34,10 +32,14 @@ final class RdmaEndpoint {
     /** Largest registered slab: one direct buffer (1 GiB, under the int capacity limit of a ByteBuf). */
     static final int MAX_SLAB_BYTES = 1 << 30;
 
+    /** The loop's shared objects on this device; a reference is held from {@link #create} to {@link #destroyMemory}. */
+    LoopDevice loop;
+    /** The loop's protection domain (shared by the loop's connections on the device; not destroyed here). */
     ProtectionDomain pd;
-    CompletionChannel compChannel;
-    CompletionQueue cq;
-    CompletionArray completions;
+    /** The loop's completion queue this queue pair completes into, and the entries reserved in it. */
+    LoopDevice.Cq cq;
+    int cqEntries;
+    private int channelId;
     QueuePair qp;
     ReceiveBuffers receives;
     MemoryRegion receiveRegion;
@@ -58,10 +60,9 @@ final class RdmaEndpoint {
     int maxInline;
     private int[] freeSendSlots;
     private int freeSendSlotCount;
-    int unackedEvents;
 
-    static RdmaEndpoint create(CmId id, RdmaChannelConfig config, ByteBufAllocator alloc, int batch)
-            throws IOException {
+    static RdmaEndpoint create(CmId id, RdmaChannelConfig config, ByteBufAllocator alloc, RdmaIoHandler handler,
+                               RdmaChannel channel, int channelId) throws IOException {
         if (!PlatformDependent.hasUnsafe()) {
             throw new RdmaException("the RDMA transport needs direct buffers with memory addresses (sun.misc.Unsafe)");
         }
@@ -82,12 +83,15 @@ final class RdmaEndpoint {
             slabBytes(ep.receiveQueueSize + config.receiveSpareBuffers(), ep.receiveBufferSize,
                     "receive", "RECEIVE_QUEUE_DEPTH, RECEIVE_SPARE_BUFFERS or RECEIVE_BUFFER_SIZE");
             int sendSlab = slabBytes(ep.sendDepth, ep.sendSlotSize, "send", "SEND_QUEUE_DEPTH or MAX_SEND_SIZE");
-            ep.pd = device.allocProtectionDomain();
-            ep.compChannel = device.createCompletionChannel();
-            ep.cq = device.createCompletionQueue(ep.sendDepth + 1 + ep.receiveQueueSize, ep.compChannel);
-            ep.completions = ep.cq.newCompletionArray(batch);
+            LoopDevice loop = handler.loopDevice(device);
+            int entries = ep.sendDepth + 1 + ep.receiveQueueSize;
+            ep.cq = loop.attach(channel, channelId, entries);
+            ep.loop = loop;
+            ep.cqEntries = entries;
+            ep.channelId = channelId;
+            ep.pd = loop.pd;
             int sge = Math.min(device.maxSge(), 16);
-            ep.qp = id.createQueuePair(ep.pd, ep.cq, ep.cq,
+            ep.qp = id.createQueuePair(ep.pd, ep.cq.queue, ep.cq.queue,
                     new QpCapabilities(ep.sendDepth + 1, ep.receiveQueueSize, sge, 1, ep.maxInline));
             ep.receives = new ReceiveBuffers(alloc, ep.receiveBufferSize, ep.receiveQueueSize,
                     config.receiveSpareBuffers());
@@ -156,37 +160,32 @@ final class RdmaEndpoint {
         return sendSlab.memoryAddress() + (long) slot * sendSlotSize;
     }
 
-    void ackEvents() {
-        if (unackedEvents > 0 && cq != null) {
-            cq.ackEvents(unackedEvents);
-            unackedEvents = 0;
-        }
-    }
-
-    /** Destroys everything in verbs order; for a partly created endpoint. */
+    /** Destroys everything in verbs order; for a partly created endpoint (nothing was posted). */
     void destroy() {
-        destroyQueues();
+        destroyQueues(true);
         destroyMemory();
     }
 
     /**
-     * Destroys the QP, then the CQ (after acking all its events: {@code ibv_destroy_cq} waits for that), then the
-     * completion channel; returns whether the QP was destroyed (after which the device owns no posted memory).
+     * Destroys the QP and detaches it from the loop's completion queue (its reservation goes back if every work
+     * request came back, {@code drained}); returns whether the QP was destroyed (after which the device owns no
+     * posted memory). If it could not be, the channel stays attached: the loop's CQ and PD stay with the QP.
      */
-    boolean destroyQueues() {
+    boolean destroyQueues(boolean drained) {
         boolean qpGone = close(qp, "QP");
-        qp = null;
-        ackEvents();
-        close(cq, "CQ");
-        cq = null;
-        close(compChannel, "completion channel");
-        compChannel = null;
+        if (qpGone) {
+            qp = null;
+        }
+        if (qpGone && loop != null) {
+            loop.detach(channelId, cq, cqEntries, drained);
+            cq = null;
+        }
         return qpGone;
     }
 
     /**
      * Deregisters the slabs and releases them (the receive slab once every lent receive buffer is back too), then
-     * deallocates the PD; after {@link #destroyQueues()}.
+     * drops the reference on the loop's objects (the last one destroys CQs and PD); after {@link #destroyQueues}.
      */
     void destroyMemory() {
         close(receiveRegion, "receive MR");
@@ -201,8 +200,12 @@ final class RdmaEndpoint {
             sendSlab.release();
             sendSlab = null;
         }
-        close(pd, "PD");
         pd = null;
+        if (loop != null && qp == null) { // a queue pair that could not be destroyed keeps the loop's CQ and PD
+            LoopDevice l = loop;
+            loop = null;
+            l.release();
+        }
     }
 
     /** Destroys {@code c}; false if that failed (true when there was nothing to destroy). */

@@ -17,6 +17,9 @@ public interface VerbsDevice {
     /** Largest number of outstanding work requests per queue. */
     int maxQpWr();
 
+    /** Largest number of entries of one completion queue ({@code max_cqe}). */
+    int maxCqe();
+
     /** {@code ibv_alloc_pd}. */
     ProtectionDomain allocProtectionDomain() throws IOException;
 
