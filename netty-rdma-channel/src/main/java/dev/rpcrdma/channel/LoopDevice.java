@@ -179,7 +179,12 @@ final class LoopDevice {
             }
         } finally {
             for (int i = 0; i < touched.size(); i++) {
-                touched.get(i).completionsDone();
+                RdmaChannel ch = touched.get(i);
+                try {
+                    ch.completionsDone();
+                } catch (Throwable t) {
+                    logger.warn("{} failed to finish its completion batch", ch, t);
+                }
             }
             touched.clear();
             polling = false;
@@ -231,7 +236,12 @@ final class LoopDevice {
         if (ch.startCompletions()) {
             touched.add(ch);
         }
-        ch.completion(wc, i);
+        try {
+            ch.completion(wc, i);
+        } catch (Throwable t) {
+            logger.warn("{} failed to process a completion", ch, t);
+            ch.recordFailure(t);
+        }
     }
 
     /** Arms every hot queue (a queue whose arming fails stays hot and its channels fail). */

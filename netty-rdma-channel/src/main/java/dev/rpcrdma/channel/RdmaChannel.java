@@ -343,7 +343,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
                 ((RdmaChannelUnsafe) unsafe()).closeNow();
             }
         } else if (failure != null) {
-            close(voidPromise());
+            unsafe().close(unsafe().voidPromise());
         } else if (batchCompletions > 0 && isActive()) {
             sends.writeMore();
         }
