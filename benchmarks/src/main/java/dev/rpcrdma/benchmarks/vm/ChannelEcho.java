@@ -67,6 +67,11 @@ final class ChannelEcho implements AutoCloseable {
         return run.done;
     }
 
+    /** The echo server's address (other clients may connect to it too). */
+    InetSocketAddress serverAddress() {
+        return (InetSocketAddress) server.localAddress();
+    }
+
     @Override
     public void close() throws InterruptedException {
         client.close().sync();
