@@ -48,6 +48,10 @@ final class LoopDevice {
     final VerbsDevice device;
     private final int batch;
     private final IntObjectMap<RdmaChannel> channels = new IntObjectHashMap<>();
+    /** Channels whose queue pair receives through a shared receive queue, by queue pair number. */
+    private final IntObjectMap<RdmaChannel> byQpNum = new IntObjectHashMap<>();
+    /** The loop's shared receive queues on the device (one per receive buffer size), by index. */
+    private SharedReceives[] shared = new SharedReceives[0];
     private final List<RdmaChannel> touched = new ArrayList<>();
     ProtectionDomain pd;
     CompletionChannel compChannel;
@@ -137,11 +141,49 @@ final class LoopDevice {
     }
 
     /**
-     * {@code channelId}'s queue pair is destroyed: no more completions are routed to it; its reservation in
-     * {@code cq} goes back when every work request came back ({@code drained}).
+     * A queue of {@code entries} that no queue pair reserves in: the receive CQ of a shared receive queue, which
+     * holds at most that many receives.
      */
-    void detach(int channelId, Cq cq, int entries, boolean drained) {
+    Cq dedicatedCq(int entries) throws IOException {
+        CompletionQueue queue = device.createCompletionQueue(entries, compChannel);
+        Cq q = new Cq(queue, queue.newCompletionArray(batch), entries);
+        q.reserved = entries;
+        Cq[] more = Arrays.copyOf(cqs, cqs.length + 1);
+        more[cqs.length] = q;
+        cqs = more;
+        return q;
+    }
+
+    /**
+     * The loop's shared receive queue for receive buffers of {@code bufferSize} bytes, created (with
+     * {@code depth} receives and {@code spare} spare buffers) if there is none yet.
+     */
+    SharedReceives sharedReceives(int depth, int bufferSize, int spare, io.netty.buffer.ByteBufAllocator alloc)
+            throws IOException {
+        for (SharedReceives s : shared) {
+            if (s.bufferSize == bufferSize) {
+                return s;
+            }
+        }
+        SharedReceives s = SharedReceives.create(this, shared.length, depth, bufferSize, spare, alloc);
+        SharedReceives[] more = Arrays.copyOf(shared, shared.length + 1);
+        more[shared.length] = s;
+        shared = more;
+        return s;
+    }
+
+    /** Routes shared receive completions of queue pair {@code qpNum} to {@code channel}. */
+    void receivesThroughSrq(int qpNum, RdmaChannel channel) {
+        byQpNum.put(qpNum, channel);
+    }
+
+    /**
+     * {@code channelId}'s queue pair ({@code qpNum}) is destroyed: no more completions are routed to it; its
+     * reservation in {@code cq} goes back when every work request came back ({@code drained}).
+     */
+    void detach(int channelId, int qpNum, Cq cq, int entries, boolean drained) {
         channels.remove(channelId);
+        byQpNum.remove(qpNum);
         if (drained && cq != null) {
             cq.reserved -= entries;
         }
@@ -227,7 +269,17 @@ final class LoopDevice {
 
     private void dispatch(CompletionArray wc, int i) {
         long wrId = wc.wrId(i);
-        RdmaChannel ch = channels.get(WorkRequestIds.channelId(wrId));
+        RdmaChannel ch;
+        if (WorkRequestIds.kind(wrId) == WorkRequestIds.SHARED_RECEIVE) {
+            ch = byQpNum.get(wc.qpNum(i));
+            if (ch == null) {
+                // Its queue pair is gone: the receive goes back to the shared queue.
+                shared[WorkRequestIds.channelId(wrId)].orphan(WorkRequestIds.slot(wrId));
+                return;
+            }
+        } else {
+            ch = channels.get(WorkRequestIds.channelId(wrId));
+        }
         if (ch == null) {
             // Only after the close backstop destroyed a queue pair whose work requests had not all come back.
             logger.debug("completion for a channel no longer attached: wr_id {}", wrId);
@@ -303,6 +355,10 @@ final class LoopDevice {
             return;
         }
         destroyed = true;
+        for (SharedReceives s : shared) {
+            s.destroy();
+        }
+        shared = new SharedReceives[0];
         for (Cq q : cqs) {
             if (q.unackedEvents > 0) {
                 q.queue.ackEvents(q.unackedEvents);

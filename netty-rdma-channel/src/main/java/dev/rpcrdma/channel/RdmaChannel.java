@@ -272,7 +272,9 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
 
     /** Creates the verbs objects sized by the options as they are now, and posts the receives. */
     void setUpEndpoint() throws IOException {
-        RdmaEndpoint e = RdmaEndpoint.create(cmId, config, config.getAllocator(), ioHandler, this, channelId);
+        int sharedDepth = passive ? parent().config().sharedReceiveQueueDepth() : 0;
+        RdmaEndpoint e = RdmaEndpoint.create(cmId, config, config.getAllocator(), ioHandler, this, channelId,
+                sharedDepth);
         ep = e;
         sends = new SendQueue(this, e, channelId);
         ReceiveQueue r = new ReceiveQueue(this, e, channelId);
@@ -314,7 +316,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         }
         long wrId = wc.wrId(i);
         int slot = WorkRequestIds.slot(wrId);
-        if (WorkRequestIds.kind(wrId) == WorkRequestIds.RECEIVE) {
+        if (WorkRequestIds.kind(wrId) != WorkRequestIds.SEND_QUEUE) { // own or shared receive queue
             boolean inv = (wc.flags(i) & WcFlags.WITH_INV) != 0;
             // The passive side may see receives before RDMA_CM_EVENT_ESTABLISHED: held until active.
             boolean deliverNow = state == ConnectionState.ESTABLISHED && (config.isAutoRead() || readPending);

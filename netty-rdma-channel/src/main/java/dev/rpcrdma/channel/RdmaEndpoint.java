@@ -41,6 +41,12 @@ final class RdmaEndpoint {
     int cqEntries;
     private int channelId;
     QueuePair qp;
+    private int qpNum;
+    /**
+     * The loop's shared receive queue this queue pair receives through
+     * ({@link RdmaChannelOption#SHARED_RECEIVE_QUEUE_DEPTH}), or null: then {@link #receives} are its own.
+     */
+    SharedReceives shared;
     ReceiveBuffers receives;
     MemoryRegion receiveRegion;
     ByteBuf sendSlab;
@@ -62,7 +68,7 @@ final class RdmaEndpoint {
     private int freeSendSlotCount;
 
     static RdmaEndpoint create(CmId id, RdmaChannelConfig config, ByteBufAllocator alloc, RdmaIoHandler handler,
-                               RdmaChannel channel, int channelId) throws IOException {
+                               RdmaChannel channel, int channelId, int sharedDepth) throws IOException {
         if (!PlatformDependent.hasUnsafe()) {
             throw new RdmaException("the RDMA transport needs direct buffers with memory addresses (sun.misc.Unsafe)");
         }
@@ -80,23 +86,38 @@ final class RdmaEndpoint {
             ep.receiveBufferSize = config.receiveBufferSize();
             ep.sendSlotSize = config.maxSendSize();
             ep.maxInline = Math.min(config.maxInlineData(), device.maxInlineData());
-            slabBytes(ep.receiveQueueSize + config.receiveSpareBuffers(), ep.receiveBufferSize,
-                    "receive", "RECEIVE_QUEUE_DEPTH, RECEIVE_SPARE_BUFFERS or RECEIVE_BUFFER_SIZE");
+            if (sharedDepth == 0) {
+                slabBytes(ep.receiveQueueSize + config.receiveSpareBuffers(), ep.receiveBufferSize,
+                        "receive", "RECEIVE_QUEUE_DEPTH, RECEIVE_SPARE_BUFFERS or RECEIVE_BUFFER_SIZE");
+            }
             int sendSlab = slabBytes(ep.sendDepth, ep.sendSlotSize, "send", "SEND_QUEUE_DEPTH or MAX_SEND_SIZE");
             LoopDevice loop = handler.loopDevice(device);
-            int entries = ep.sendDepth + 1 + ep.receiveQueueSize;
+            // Receives through a shared queue complete on its own CQ: only the send queue reserves here.
+            int entries = ep.sendDepth + 1 + (sharedDepth == 0 ? ep.receiveQueueSize : 0);
             ep.cq = loop.attach(channel, channelId, entries);
             ep.loop = loop;
             ep.cqEntries = entries;
             ep.channelId = channelId;
             ep.pd = loop.pd;
             int sge = Math.min(device.maxSge(), 16);
-            ep.qp = id.createQueuePair(ep.pd, ep.cq.queue, ep.cq.queue,
-                    new QpCapabilities(ep.sendDepth + 1, ep.receiveQueueSize, sge, 1, ep.maxInline));
-            ep.receives = new ReceiveBuffers(alloc, ep.receiveBufferSize, ep.receiveQueueSize,
-                    config.receiveSpareBuffers());
-            ep.receiveRegion = ep.pd.registerMemory(ep.receives.address(), ep.receives.capacity(),
-                    AccessFlags.LOCAL_WRITE);
+            if (sharedDepth > 0) {
+                SharedReceives shared = loop.sharedReceives(sharedDepth, ep.receiveBufferSize,
+                        config.receiveSpareBuffers(), alloc);
+                ep.qp = id.createQueuePair(ep.pd, ep.cq.queue, shared.cq.queue, shared.srq,
+                        new QpCapabilities(ep.sendDepth + 1, 0, sge, 1, ep.maxInline));
+                ep.shared = shared;
+                ep.qpNum = ep.qp.qpNum();
+                shared.connections++;
+                loop.receivesThroughSrq(ep.qpNum, channel);
+            } else {
+                ep.qp = id.createQueuePair(ep.pd, ep.cq.queue, ep.cq.queue,
+                        new QpCapabilities(ep.sendDepth + 1, ep.receiveQueueSize, sge, 1, ep.maxInline));
+                ep.qpNum = ep.qp.qpNum();
+                ep.receives = new ReceiveBuffers(alloc, ep.receiveBufferSize, ep.receiveQueueSize,
+                        config.receiveSpareBuffers());
+                ep.receiveRegion = ep.pd.registerMemory(ep.receives.address(), ep.receives.capacity(),
+                        AccessFlags.LOCAL_WRITE);
+            }
             ep.sendSlab = alloc.directBuffer(sendSlab);
             ep.sendRegion = ep.pd.registerMemory(ep.sendSlab.memoryAddress(), ep.sendSlab.capacity(), 0);
             ep.freeSendSlots = new int[ep.sendDepth];
@@ -177,8 +198,11 @@ final class RdmaEndpoint {
             qp = null;
         }
         if (qpGone && loop != null) {
-            loop.detach(channelId, cq, cqEntries, drained);
+            loop.detach(channelId, qpNum, cq, cqEntries, drained);
             cq = null;
+            if (shared != null) {
+                shared.connections--;
+            }
         }
         return qpGone;
     }

@@ -75,7 +75,25 @@ abstract class ManyConnectionsSuite {
 
     @Test
     void idleConnectionsShareTheLoopsCompletionQueuesAndAnActiveOneStillWorks() throws Exception {
+        idleConnections(false);
+    }
+
+    /**
+     * The same with {@link RdmaChannelOption#SHARED_RECEIVE_QUEUE_DEPTH}: the accepted ends (default receive sizes)
+     * share one receive queue and slab per loop, so a server end registers its send slab only, and the receive
+     * memory per idle connection is a share of {@value #SRQ_DEPTH} buffers per loop; the active connection's
+     * ping-pong goes through the shared queue several times round; each end's credits are at least 1.
+     */
+    @Test
+    void idleConnectionsShareOneReceiveQueuePerLoopOnTheServer() throws Exception {
+        idleConnections(true);
+    }
+
+    static final int SRQ_DEPTH = 256;
+
+    private void idleConnections(boolean srq) throws Exception {
         Map<String, Integer> before = resources();
+        List<RdmaChannel> children = new java.util.concurrent.CopyOnWriteArrayList<>();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(LOOPS,
                 RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().fabric(fabric())));
         List<Channel> clients = new ArrayList<>(CONNECTIONS + 1);
@@ -86,6 +104,7 @@ abstract class ManyConnectionsSuite {
                     .childHandler(new ChannelInboundHandlerAdapter() {
                         @Override
                         public void channelActive(ChannelHandlerContext ctx) {
+                            children.add((RdmaChannel) ctx.channel());
                             accepted.countDown();
                             ctx.fireChannelActive();
                         }
@@ -100,7 +119,13 @@ abstract class ManyConnectionsSuite {
                             return true;
                         }
                     });
-            idleSizes(sb::childOption);
+            if (srq) {
+                sb.option(RdmaChannelOption.SHARED_RECEIVE_QUEUE_DEPTH, SRQ_DEPTH)
+                        .childOption(RdmaChannelOption.SEND_QUEUE_DEPTH, 2)
+                        .childOption(RdmaChannelOption.MAX_SEND_SIZE, 1024);
+            } else {
+                idleSizes(sb::childOption);
+            }
             Channel server = sb.bind(new InetSocketAddress(address(), 0)).sync().channel();
             InetSocketAddress at = (InetSocketAddress) server.localAddress();
 
@@ -134,8 +159,21 @@ abstract class ManyConnectionsSuite {
             // size as they are added, so a loop has a handful.
             assertTrue(count(during, "pd") - count(before, "pd") <= LOOPS + 1, "PDs: " + before + " -> " + during);
             assertTrue(count(during, "cq") - count(before, "cq") <= LOOPS * 8, "CQs: " + before + " -> " + during);
+            int ends = CONNECTIONS + 1;
+            if (srq) {
+                assertTrue(count(during, "srq") - count(before, "srq") <= LOOPS, "SRQs: " + during);
+                // A client end registers its receive and send slabs, a server end its send slab only.
+                int mrs = count(during, "mr") - count(before, "mr");
+                assertTrue(mrs <= 3 * ends + LOOPS, "MRs: " + before + " -> " + during);
+                for (RdmaChannel child : children) {
+                    int credits = child.postedReceives();
+                    assertTrue(credits >= 1 && credits <= 64, "credits of " + child + ": " + credits);
+                }
+            } else {
+                assertEquals(4 * ends, count(during, "mr") - count(before, "mr"), "MRs: " + during);
+            }
 
-            for (int i = 0; i < 200; i++) {
+            for (int i = 0; i < (srq ? 3 * SRQ_DEPTH : 200); i++) {
                 byte[] ping = {(byte) i, (byte) (i >> 8), 42};
                 active.writeAndFlush(Unpooled.wrappedBuffer(ping));
                 RdmaReceive pong = pongs.take(TIMEOUT);
