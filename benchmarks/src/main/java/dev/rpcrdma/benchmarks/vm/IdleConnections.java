@@ -25,9 +25,11 @@ import java.util.concurrent.TimeUnit;
  * idle queue pairs), then again after they closed. Prints p50/p90/p99 of each run and the registered memory of one
  * idle connection (its receive slab and send slab, from the options it was opened with). A measurement, not a test.
  *
- * <pre>java -cp benchmarks.jar dev.rpcrdma.benchmarks.vm.IdleConnections [N [ROUND_TRIPS [ADDRESS]]]</pre>
- * defaults: 1000 idle connections, 5000 round trips of 64 bytes, {@code $VM_RDMA_ADDR} or 127.0.0.1; the fabric is
- * {@code -Ddev.rpcrdma.fabric} (auto: native where a device is usable, else software).
+ * <pre>java -cp benchmarks.jar dev.rpcrdma.benchmarks.vm.IdleConnections [N [ROUND_TRIPS [ADDRESS [SRQ_DEPTH]]]]</pre>
+ * defaults: 1000 idle connections, 5000 round trips of 64 bytes, {@code $VM_RDMA_ADDR} or 127.0.0.1, no shared
+ * receive queue; the fabric is {@code -Ddev.rpcrdma.fabric} (auto: native where a device is usable, else software).
+ * Accepted ends have 2 send slots of 1 KiB; without a shared receive queue the idle sizes below, with one
+ * ({@code SRQ_DEPTH} > 0) the default receive sizes (4 KiB buffers, 16 spare) through the loop's shared queue.
  */
 public final class IdleConnections {
     /** The idle connections' sizes: receive depth (posted receives), spare receive buffers, buffer sizes, send slots. */
@@ -44,11 +46,22 @@ public final class IdleConnections {
         int roundTrips = args.length > 1 ? Integer.parseInt(args[1]) : 5000;
         String env = System.getenv("VM_RDMA_ADDR");
         String address = args.length > 2 ? args[2] : env != null ? env : "127.0.0.1";
+        int srqDepth = args.length > 3 ? Integer.parseInt(args[3]) : 0;
         EventLoopGroup serverLoop = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
         EventLoopGroup clientLoop = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory());
         ByteBuf data = ChannelEcho.pattern(64);
         List<Channel> idleChannels = new ArrayList<>(idle);
-        try (ChannelEcho echo = new ChannelEcho(serverLoop, clientLoop, address)) {
+        try (ChannelEcho echo = new ChannelEcho(serverLoop, clientLoop, address, sb -> {
+            sb.childOption(RdmaChannelOption.SEND_QUEUE_DEPTH, SEND_DEPTH)
+                    .childOption(RdmaChannelOption.MAX_SEND_SIZE, BUFFER);
+            if (srqDepth > 0) {
+                sb.option(RdmaChannelOption.SHARED_RECEIVE_QUEUE_DEPTH, srqDepth);
+            } else {
+                sb.childOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, DEPTH)
+                        .childOption(RdmaChannelOption.RECEIVE_SPARE_BUFFERS, SPARE)
+                        .childOption(RdmaChannelOption.RECEIVE_BUFFER_SIZE, BUFFER);
+            }
+        })) {
             run(echo, data, 2000); // warm-up
             report("idle=0", run(echo, data, roundTrips));
             Bootstrap b = new Bootstrap().group(clientLoop).channel(RdmaChannel.class).handler(IDLE)
@@ -85,10 +98,20 @@ public final class IdleConnections {
             // the server's options: the defaults here).
             int batch = Math.max(1, Math.min(8, DEPTH / 8));
             long receive = (long) (DEPTH + batch - 1 + SPARE) * BUFFER;
-            System.out.printf("registered per idle connection end (client options): receive %d B, send %d B%n",
+            System.out.printf("registered per idle connection, client end: receive %d B, send %d B%n",
                     receive, (long) SEND_DEPTH * BUFFER);
+            if (srqDepth > 0) {
+                int srqBatch = Math.max(1, Math.min(8, srqDepth / 8));
+                long slab = (long) (srqDepth + srqBatch - 1 + 16) * 4096;
+                System.out.printf("registered per idle connection, server end: receive %d B (a %d-receive shared "
+                        + "queue's slab of %d B over %d connections), send %d B%n", slab / (idle + 1), srqDepth,
+                        slab, idle + 1, (long) SEND_DEPTH * BUFFER);
+            } else {
+                System.out.printf("registered per idle connection, server end: receive %d B, send %d B%n",
+                        receive, (long) SEND_DEPTH * BUFFER);
+            }
             long defaults = (64L + 8 - 1 + 16) * 4096;
-            System.out.printf("registered per connection end with default options: receive %d B, send %d B%n",
+            System.out.printf("for comparison, a connection end with default options: receive %d B, send %d B%n",
                     defaults, 128L * 4096);
         } finally {
             for (Channel c : idleChannels) {
