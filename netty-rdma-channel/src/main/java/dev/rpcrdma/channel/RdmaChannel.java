@@ -156,7 +156,9 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
      * Receives currently posted, counted up to {@link RdmaChannelOption#RECEIVE_QUEUE_DEPTH}: the credits this side
      * can grant (RFC 8166 §3.3.1). The depth while reading keeps up. Reposts go out in batches, so up to 7 more are
      * posted at times; they are not counted, so a grant never relies on a receive the next batch may not yet have
-     * replaced.
+     * replaced. An accepted channel receiving through its loop's shared receive queue
+     * ({@link RdmaChannelOption#SHARED_RECEIVE_QUEUE_DEPTH}) returns its fair share of that queue, at least 1 (the
+     * module README explains the RNR back-pressure beyond it).
      */
     @Override
     public int postedReceives() {
