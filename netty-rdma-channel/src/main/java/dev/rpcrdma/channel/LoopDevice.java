@@ -189,7 +189,18 @@ final class LoopDevice {
         }
     }
 
-    /** Drops a channel's reference; the last one destroys the device objects (after the batch when polling). */
+    /**
+     * Takes a reference that is not a channel's (e.g. memory registered on {@link #pd} for all the loop's connections
+     * on the device): the objects stay until it is {@link #release() released} too. Loop thread.
+     */
+    void retain() {
+        if (destroyed) {
+            throw new IllegalStateException("loop device destroyed");
+        }
+        references++;
+    }
+
+    /** Drops a reference; the last one destroys the device objects (after the batch when polling). */
     void release() {
         if (--references == 0 && !polling) {
             handler.destroyLoopDevice(this);
