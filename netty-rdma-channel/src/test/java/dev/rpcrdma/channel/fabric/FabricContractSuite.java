@@ -232,7 +232,9 @@ abstract class FabricContractSuite {
         FabricHarness c2 = new FabricHarness(fabric());
         ByteBuf memory = Unpooled.directBuffer(4096, 4096).writeZero(4096);
         try {
+            toClose.add(events);
             CmId listen = events.createId("listener");
+            toClose.add(listen);
             listen.bind(new InetSocketAddress(address(), 0));
             listen.listen(8);
             QueuePair[] qps = new QueuePair[2];
@@ -247,28 +249,24 @@ abstract class FabricContractSuite {
                 CmEvent req = awaitEvent(events, CmEventType.CONNECT_REQUEST);
                 if (pd == null) {
                     pd = req.id().device().allocProtectionDomain();
+                    toClose.add(pd);
                     cq = req.id().device().createCompletionQueue(64, null);
+                    toClose.add(cq);
                     srq = pd.createSharedReceiveQueue(8);
+                    toClose.add(srq);
                     assertTrue(srq.capacity() >= 8, "granted at least the asked depth: " + srq.capacity());
                 }
                 ids[i] = req.id();
+                toClose.add(ids[i]);
                 qps[i] = ids[i].createQueuePair(pd, cq, cq, srq, new QpCapabilities(16, 16, 1, 1, 0));
+                toClose.add(qps[i]);
                 ids[i].accept(new ConnectionParameters(new byte[0], 1, 1, 7, 0));
                 clients[i].awaitEvent(CmEventType.ESTABLISHED);
                 awaitEvent(events, CmEventType.ESTABLISHED);
             }
             MemoryRegion mr = pd.registerMemory(memory.memoryAddress(), memory.capacity(), AccessFlags.LOCAL_WRITE);
-            // Closed in verbs order, last first: ids, event channel, PD, CQ, SRQ, MR, QPs (before the SRQ).
-            toClose.add(events);
-            toClose.add(listen);
-            toClose.add(ids[0]);
-            toClose.add(ids[1]);
-            toClose.add(pd);
-            toClose.add(cq);
-            toClose.add(srq);
+            // Closed last first: MR, each QP before its id, the SRQ (after its QPs), CQ, PD, listener, channel.
             toClose.add(mr);
-            toClose.add(qps[0]);
-            toClose.add(qps[1]);
             SharedReceiveQueue shared = srq;
             QueuePair qp0 = qps[0];
             assertThrows(IOException.class, () -> qp0.postReceive(9, memory.memoryAddress(), 64, mr.lkey()),
