@@ -30,6 +30,8 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
 
     IoRegistration registration;
+    /** The loop's handler (the registration's attachment): the fabric and the loop's shared device objects. */
+    RdmaIoHandler ioHandler;
     Fabric fabric;
     CmEventChannel cmEvents;
     CmId cmId;
@@ -92,7 +94,8 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
             }
             registration = (IoRegistration) f.getNow();
             try {
-                fabric = registration.attachment();
+                ioHandler = registration.attachment();
+                fabric = ioHandler.fabric();
                 if (cmEvents == null) { // an accepted channel brings the one its id was migrated to
                     cmEvents = fabric.createEventChannel();
                 }
@@ -171,33 +174,14 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
 
     /**
      * The unsafe, which is also the channel's {@link RdmaIoHandle}: it drives the channel's I/O. The loop hands it
-     * RDMA-CM events and completion-channel readiness ({@link #handle}) and has it poll its completion queue; this
-     * base has neither a completion queue nor posted work (a listener), {@link RdmaChannel}'s unsafe has both.
+     * RDMA-CM events ({@link #handle}); completions reach an {@link RdmaChannel} through its loop's
+     * {@link LoopDevice}. This base has no posted work (a listener); {@link RdmaChannel}'s unsafe has.
      */
     abstract class RdmaUnsafe extends AbstractUnsafe implements RdmaIoHandle {
 
         @Override
         public void handle(IoRegistration registration, IoEvent event) {
-            RdmaIoEvent e = (RdmaIoEvent) event;
-            if (e.kind == RdmaIoOps.CM_EVENTS) {
-                drainCmEvents();
-            } else {
-                completionChannelReady();
-            }
-        }
-
-        /** The completion channel's fd became readable. */
-        void completionChannelReady() {
-        }
-
-        @Override
-        public int pollCompletions(int budget) {
-            return 0;
-        }
-
-        @Override
-        public boolean armCompletions() {
-            return false;
+            drainCmEvents();
         }
 
         @Override
