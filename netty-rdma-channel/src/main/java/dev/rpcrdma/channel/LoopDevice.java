@@ -415,6 +415,11 @@ final class LoopDevice {
         int unackedEvents;
         boolean hot = true;
 
+        @Override
+        public String toString() {
+            return "Cq(hot=" + hot + ", reserved=" + reserved + "/" + capacity + ", unacked=" + unackedEvents + ")";
+        }
+
         Cq(CompletionQueue queue, CompletionArray completions, int capacity) {
             this.queue = queue;
             this.completions = completions;

@@ -548,8 +548,9 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
                         + "destroying the queue pair first: once it is gone the device owns none of their memory",
                         this, sends.inFlight(), receives.posted(), DRAIN_TIMEOUT_MILLIS);
             }
-            // Verbs order: QP, MWs, MRs, then the loop's CQ and PD with its last channel; the id in closeCm.
-            if (e.destroyQueues(drained) || drained) {
+            // Verbs order: QP, MWs, MRs, then the loop's CQ and PD with its last channel; the id in closeCm. A queue
+            // pair whose destroy is still under way (the loop terminating) keeps everything.
+            if (e.destroyQueues(drained) || drained && e.qpTeardown != RdmaEndpoint.QP_DESTROYING) {
                 registry.releaseAll();
                 e.destroyMemory();
             } else {
@@ -636,7 +637,25 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             return closePromise != null && !closeFuture().isDone();
         }
 
+        /**
+         * Finishes the delayed close: first the queue pair is destroyed on a teardown thread
+         * ({@link QueuePairTeardown}: {@code ibv_destroy_qp} may sleep in the kernel), then, back on the loop, Netty's
+         * close ({@link #doClose()} frees the memory, the queue pair being gone).
+         */
         void closeNow() {
+            RdmaEndpoint e = ep;
+            if (e != null && e.qp != null && e.qpTeardown != RdmaEndpoint.QP_STUCK) {
+                if (e.qpTeardown == RdmaEndpoint.QP_HERE) {
+                    e.qpTeardown = RdmaEndpoint.QP_DESTROYING;
+                    ioHandler.teardown.destroy(e.qp, destroyed -> {
+                        e.queuePairDestroyed(destroyed);
+                        if (!closeFuture().isDone() && !terminating) {
+                            closeNow();
+                        }
+                    });
+                }
+                return;
+            }
             super.close(closePromise, RdmaChannel.this.closeCause, closedCause);
         }
 
@@ -654,7 +673,8 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
                 terminatingWasActive = isActive();
                 beginClose();
             }
-            if (!abandon && !drained()) {
+            RdmaEndpoint e = ep;
+            if (!abandon && (!drained() || e != null && e.qpTeardown == RdmaEndpoint.QP_DESTROYING)) {
                 return false;
             }
             closeForcibly(); // doClose(): destroys what drained, leaks (logged) what did not

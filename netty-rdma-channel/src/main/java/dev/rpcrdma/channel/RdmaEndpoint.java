@@ -183,6 +183,25 @@ final class RdmaEndpoint {
         return sendSlab.memoryAddress() + (long) slot * sendSlotSize;
     }
 
+    /**
+     * The queue pair's destroy was handed to a {@link QueuePairTeardown} thread ({@link #QP_DESTROYING}), or that
+     * failed ({@link #QP_STUCK}); {@link #destroyQueues} then destroys nothing.
+     */
+    static final int QP_HERE = 0;
+    static final int QP_DESTROYING = 1;
+    static final int QP_STUCK = 2;
+    int qpTeardown = QP_HERE;
+
+    /** The destroy handed off returned: gone (the device owns no posted memory now) or failed. Loop thread. */
+    void queuePairDestroyed(boolean destroyed) {
+        if (destroyed) {
+            qp = null;
+            qpTeardown = QP_HERE;
+        } else {
+            qpTeardown = QP_STUCK;
+        }
+    }
+
     /** Destroys everything in verbs order; for a partly created endpoint (nothing was posted). */
     void destroy() {
         destroyQueues(true);
@@ -195,6 +214,9 @@ final class RdmaEndpoint {
      * posted memory). If it could not be, the channel stays attached: the loop's CQ and PD stay with the QP.
      */
     boolean destroyQueues(boolean drained) {
+        if (qpTeardown != QP_HERE) {
+            return false; // its destroy is under way on a teardown thread, or failed there: keep what it may use
+        }
         boolean qpGone = close(qp, "QP");
         if (qpGone) {
             qp = null;

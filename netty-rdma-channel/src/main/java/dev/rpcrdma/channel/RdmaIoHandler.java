@@ -83,6 +83,8 @@ public final class RdmaIoHandler implements IoHandler {
     private final EpollSet epoll;
     private final FileDescriptor wakeupFd;
     private final AtomicLong nextWakeupNanos = new AtomicLong(AWAKE);
+    /** Queue pairs destroyed off the loop ({@code ibv_destroy_qp} may sleep), their continuations run here. */
+    final QueuePairTeardown teardown = new QueuePairTeardown(this);
     private final IntObjectMap<Registration> byFd = new IntObjectHashMap<>();
     private final List<Registration> registrations = new ArrayList<>();
     private Registration[] snapshot = new Registration[0];
@@ -142,7 +144,7 @@ public final class RdmaIoHandler implements IoHandler {
 
     @Override
     public int run(IoHandlerContext context) {
-        int work = pollHot(false);
+        int work = teardown.runCompleted() + pollHot(false);
         if (work > 0) {
             return work + checkFdsIfDue();
         }
@@ -164,11 +166,13 @@ public final class RdmaIoHandler implements IoHandler {
         }
         nextWakeupNanos.set(deadline);
         try {
-            work = waitAndDispatch(context.canBlock() ? timeoutMillis(context, deadline) : 0);
+            // After announcing the sleep: a teardown thread that finished before it did not write the eventfd.
+            work = waitAndDispatch(context.canBlock() && !teardown.hasCompleted() ? timeoutMillis(context, deadline)
+                    : 0);
         } finally {
             nextWakeupNanos.lazySet(AWAKE);
         }
-        return work + pollHot(false);
+        return work + teardown.runCompleted() + pollHot(false);
     }
 
     /**
@@ -392,9 +396,19 @@ public final class RdmaIoHandler implements IoHandler {
             if (left <= 0) {
                 break; // destroy() abandons what is left
             }
-            if (armAndRepoll() == 0) {
-                waitAndDispatch((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-            }
+            waitForDrain(left);
+        }
+    }
+
+    /**
+     * One step of waiting for closing channels while the loop shuts down: their flush completions through the normal
+     * poll path, the continuations of their queue pair destroys (polled every few milliseconds: the eventfd is not
+     * written for them while the loop is not announced asleep).
+     */
+    private void waitForDrain(long leftNanos) {
+        if (teardown.runCompleted() + armAndRepoll() == 0) {
+            long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(leftNanos));
+            waitAndDispatch((int) (teardown.pending() > 0 ? Math.min(10, millis) : millis));
         }
     }
 
@@ -425,9 +439,7 @@ public final class RdmaIoHandler implements IoHandler {
             if (pending.isEmpty() || left <= 0) {
                 break;
             }
-            if (armAndRepoll() == 0) {
-                waitAndDispatch((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-            }
+            waitForDrain(left);
         }
         for (Registration r : pending) {
             try {

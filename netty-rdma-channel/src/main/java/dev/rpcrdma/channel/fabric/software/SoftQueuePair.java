@@ -180,6 +180,14 @@ final class SoftQueuePair implements QueuePair {
 
     @Override
     public void close() {
+        long delay = fabric.destroyQpDelayMillis;
+        if (delay > 0) {
+            try {
+                Thread.sleep(delay);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         synchronized (fabric.lock) {
             if (destroyed) {
                 return;
