@@ -541,6 +541,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             t.cancel(false);
         }
         RdmaEndpoint e = ep;
+        boolean qpBusy = e != null && e.qpTeardown == RdmaEndpoint.QP_DESTROYING;
         if (e != null) {
             boolean drained = drained();
             if (!drained) {
@@ -560,7 +561,14 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             ep = null;
         }
         state = ConnectionState.CLOSED;
-        closeCm();
+        if (qpBusy) {
+            // Only when the loop ends before the destroy returned (it waits up to QP_DESTROY_WAIT for it).
+            logger.error("{}: the event loop ended while its queue pair was still being destroyed; leaking its "
+                    + "registered memory and RDMA-CM id rather than freeing them under the device", this);
+            abandonCm();
+        } else {
+            closeCm();
+        }
     }
 
     @Override

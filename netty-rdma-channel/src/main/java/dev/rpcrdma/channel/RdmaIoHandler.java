@@ -76,6 +76,11 @@ public final class RdmaIoHandler implements IoHandler {
     static final int ROUNDS_PER_CLOCK_READ = 32;
     /** How long {@link #destroy()} waits for the device to flush what closing channels had posted. */
     private static final long TERMINATION_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /**
+     * How long a loop that is being destroyed waits for queue pair destroys under way ({@link QueuePairTeardown}:
+     * on Soft-RoCE one took about 50 s); after it, what they still hold is leaked, logged.
+     */
+    private static final long QP_DESTROY_WAIT_NANOS = TimeUnit.SECONDS.toNanos(120);
 
     private final ThreadAwareExecutor executor;
     private final RdmaIoHandlerConfig config;
@@ -432,10 +437,11 @@ public final class RdmaIoHandler implements IoHandler {
         // loop thread: each starts closing, then the flush completions come through the normal poll path, this
         // thread sleeping in epoll_wait between them (as io_uring's handler waits for its ring when destroyed).
         List<Registration> pending = new ArrayList<>(registrations);
-        long deadline = System.nanoTime() + TERMINATION_TIMEOUT_NANOS;
+        long start = System.nanoTime();
         while (true) {
             pending.removeIf(this::terminated);
-            long left = deadline - System.nanoTime();
+            long left = start + (teardown.pending() > 0 ? QP_DESTROY_WAIT_NANOS : TERMINATION_TIMEOUT_NANOS)
+                    - System.nanoTime();
             if (pending.isEmpty() || left <= 0) {
                 break;
             }
