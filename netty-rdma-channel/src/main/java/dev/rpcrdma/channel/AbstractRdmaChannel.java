@@ -30,6 +30,8 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
     private static final ChannelMetadata METADATA = new ChannelMetadata(false, 16);
 
     IoRegistration registration;
+    /** The loop's handler (the registration's attachment): the fabric and the loop's shared device objects. */
+    RdmaIoHandler ioHandler;
     Fabric fabric;
     CmEventChannel cmEvents;
     CmId cmId;
@@ -92,7 +94,8 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
             }
             registration = (IoRegistration) f.getNow();
             try {
-                fabric = registration.attachment();
+                ioHandler = registration.attachment();
+                fabric = ioHandler.fabric();
                 if (cmEvents == null) { // an accepted channel brings the one its id was migrated to
                     cmEvents = fabric.createEventChannel();
                 }
@@ -126,6 +129,23 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
      * Destroys the CM id, then its event channel (every event of the id was acked when it was read); called last by
      * subclasses' {@code doClose}. Idempotent.
      */
+    /**
+     * Stops watching the RDMA-CM events and leaves the id and its event channel alone: a queue pair created on the id
+     * is still being destroyed on another thread ({@code rdma_destroy_id} would free what {@code rdma_destroy_qp}
+     * reads). Logged by the caller as a leak.
+     */
+    final void abandonCm() {
+        if (cmClosed) {
+            return;
+        }
+        cmClosed = true;
+        IoRegistration r = registration;
+        CmEventChannel events = cmEvents;
+        if (r != null && events != null) {
+            r.submit(RdmaIoOps.unwatch(events.fd()));
+        }
+    }
+
     final void closeCm() {
         CmEventChannel events = cmEvents;
         CmId id = cmId;
@@ -171,33 +191,14 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
 
     /**
      * The unsafe, which is also the channel's {@link RdmaIoHandle}: it drives the channel's I/O. The loop hands it
-     * RDMA-CM events and completion-channel readiness ({@link #handle}) and has it poll its completion queue; this
-     * base has neither a completion queue nor posted work (a listener), {@link RdmaChannel}'s unsafe has both.
+     * RDMA-CM events ({@link #handle}); completions reach an {@link RdmaChannel} through its loop's
+     * {@link LoopDevice}. This base has no posted work (a listener); {@link RdmaChannel}'s unsafe has.
      */
     abstract class RdmaUnsafe extends AbstractUnsafe implements RdmaIoHandle {
 
         @Override
         public void handle(IoRegistration registration, IoEvent event) {
-            RdmaIoEvent e = (RdmaIoEvent) event;
-            if (e.kind == RdmaIoOps.CM_EVENTS) {
-                drainCmEvents();
-            } else {
-                completionChannelReady();
-            }
-        }
-
-        /** The completion channel's fd became readable. */
-        void completionChannelReady() {
-        }
-
-        @Override
-        public int pollCompletions(int budget) {
-            return 0;
-        }
-
-        @Override
-        public boolean armCompletions() {
-            return false;
+            drainCmEvents();
         }
 
         @Override

@@ -82,8 +82,6 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     private static final AtomicInteger IDS = new AtomicInteger();
     private static final int UPPER_LAYER_WRITABILITY_BIT = 2;
     private static final int DRAIN_TIMEOUT_MILLIS = 5000;
-    private static final int ACK_BATCH = 32;
-    private static final int COMPLETION_ARRAY = 32;
     private static final byte[] EMPTY = new byte[0];
 
     private final int channelId = IDS.incrementAndGet() & 0xffffff;
@@ -103,8 +101,11 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     private Throwable failure;
     private boolean readPending;
 
-    /** Inside {@link RdmaChannelUnsafe#pollCompletions}: a close from a handler finishes after the batch. */
+    /** Inside a poll batch of the loop ({@link LoopDevice#poll}): a close from a handler finishes after the batch. */
     private boolean polling;
+    /** The current poll batch fired an RdmaReceive, and had this many completions. */
+    private boolean batchRead;
+    private int batchCompletions;
     /** The close waiting for the drain (io_uring's delayed close), and the backstop timer. */
     private ChannelPromise closePromise;
     private Throwable closeCause;
@@ -155,7 +156,9 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
      * Receives currently posted, counted up to {@link RdmaChannelOption#RECEIVE_QUEUE_DEPTH}: the credits this side
      * can grant (RFC 8166 §3.3.1). The depth while reading keeps up. Reposts go out in batches, so up to 7 more are
      * posted at times; they are not counted, so a grant never relies on a receive the next batch may not yet have
-     * replaced.
+     * replaced. An accepted channel receiving through its loop's shared receive queue
+     * ({@link RdmaChannelOption#SHARED_RECEIVE_QUEUE_DEPTH}) returns its fair share of that queue, at least 1 (the
+     * module README explains the RNR back-pressure beyond it).
      */
     @Override
     public int postedReceives() {
@@ -294,7 +297,9 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
 
     /** Creates the verbs objects sized by the options as they are now, and posts the receives. */
     void setUpEndpoint() throws IOException {
-        RdmaEndpoint e = RdmaEndpoint.create(cmId, config, config.getAllocator(), COMPLETION_ARRAY);
+        int sharedDepth = passive ? parent().config().sharedReceiveQueueDepth() : 0;
+        RdmaEndpoint e = RdmaEndpoint.create(cmId, config, config.getAllocator(), ioHandler, this, channelId,
+                sharedDepth);
         localInvalidate = !cmId.device().localInvalidateBreaksWindows();
         e.pool = new RdmaMemoryPool(this, e.pd, config.getAllocator(), eventLoop(), config.memoryPoolSlabSize(),
                 config.memoryPoolMaxBytes());
@@ -302,12 +307,76 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         sends = new SendQueue(this, e, channelId);
         ReceiveQueue r = new ReceiveQueue(this, e, channelId);
         receives = r;
-        registration.submit(RdmaIoOps.watchCompletions(e.compChannel.fd()));
         r.postAll();
     }
 
     RdmaEndpoint endpoint() {
         return ep;
+    }
+
+    /** The loop's completion queue this channel's queue pair completes into, or null. */
+    LoopDevice.Cq completionQueue() {
+        RdmaEndpoint e = ep;
+        return e == null ? null : e.cq;
+    }
+
+    // ------------------------------------------------------------------ completions (routed by LoopDevice)
+
+    /** The loop found a completion of this channel: true if this is the first of the current batch. */
+    boolean startCompletions() {
+        if (polling) {
+            return false;
+        }
+        polling = true;
+        batchRead = false;
+        batchCompletions = 0;
+        return true;
+    }
+
+    /**
+     * Processes one completion by its kind: a receive to the {@link ReceiveQueue}, a send-queue entry to the
+     * {@link SendQueue}. While draining, the flush completions come this way too.
+     */
+    void completion(CompletionArray wc, int i) {
+        batchCompletions++;
+        if (ep == null) {
+            return;
+        }
+        long wrId = wc.wrId(i);
+        int slot = WorkRequestIds.slot(wrId);
+        if (WorkRequestIds.kind(wrId) != WorkRequestIds.SEND_QUEUE) { // own or shared receive queue
+            boolean inv = (wc.flags(i) & WcFlags.WITH_INV) != 0;
+            // The passive side may see receives before RDMA_CM_EVENT_ESTABLISHED: held until active.
+            boolean deliverNow = state == ConnectionState.ESTABLISHED && (config.isAutoRead() || readPending);
+            batchRead |= receives.complete(slot, wc.status(i), wc.byteLength(i), inv,
+                    inv ? wc.invalidatedRkey(i) : 0, state.closing(), deliverNow);
+            return;
+        }
+        sends.retire(slot, wc.status(i));
+    }
+
+    /**
+     * The batch that brought this channel's completions is over: {@code channelReadComplete} if something was read,
+     * then the delayed close finishes once everything is back, a failure closes, or more writes are posted.
+     */
+    void completionsDone() {
+        polling = false;
+        if (batchRead) {
+            batchRead = false;
+            if (!config.isAutoRead()) {
+                readPending = false; // one read() asks for one batch
+            }
+            pipeline().fireChannelReadComplete();
+        }
+        if (state.closing()) {
+            if (closePromise != null && !terminating && drained()) {
+                ((RdmaChannelUnsafe) unsafe()).closeNow();
+            }
+        } else if (failure != null) {
+            unsafe().close(unsafe().voidPromise());
+        } else if (batchCompletions > 0 && isActive()) {
+            sends.writeMore();
+        }
     }
 
     @Override
@@ -472,6 +541,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             t.cancel(false);
         }
         RdmaEndpoint e = ep;
+        boolean qpBusy = e != null && e.qpTeardown == RdmaEndpoint.QP_DESTROYING;
         if (e != null) {
             boolean drained = drained();
             if (!drained) {
@@ -479,9 +549,9 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
                         + "destroying the queue pair first: once it is gone the device owns none of their memory",
                         this, sends.inFlight(), receives.posted(), DRAIN_TIMEOUT_MILLIS);
             }
-            registration.submit(RdmaIoOps.unwatch(e.compChannel.fd()));
-            // Verbs order: QP, CQ (all its events acked), completion channel, MWs, MRs, PD; the id in closeCm.
-            if (e.destroyQueues() || drained) {
+            // Verbs order: QP, MWs, MRs, then the loop's CQ and PD with its last channel; the id in closeCm. A queue
+            // pair whose destroy is still under way (the loop terminating) keeps everything.
+            if (e.destroyQueues(drained) || drained && e.qpTeardown != RdmaEndpoint.QP_DESTROYING) {
                 registry.releaseAll();
                 e.destroyMemory();
             } else {
@@ -491,7 +561,14 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             ep = null;
         }
         state = ConnectionState.CLOSED;
-        closeCm();
+        if (qpBusy) {
+            // Only when the loop ends before the destroy returned (it waits up to QP_DESTROY_WAIT for it).
+            logger.error("{}: the event loop ended while its queue pair was still being destroyed; leaking its "
+                    + "registered memory and RDMA-CM id rather than freeing them under the device", this);
+            abandonCm();
+        } else {
+            closeCm();
+        }
     }
 
     @Override
@@ -534,106 +611,10 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             }
         }
 
-        @Override
-        public boolean armCompletions() {
-            RdmaEndpoint e = ep;
-            if (e == null) {
-                return false;
-            }
-            try {
-                e.cq.requestNotify(false);
-                return true;
-            } catch (IOException ex) {
-                fail(ex);
-                return false;
-            }
-        }
-
-        @Override
-        void completionChannelReady() {
-            RdmaEndpoint e = ep;
-            if (e == null || e.compChannel == null) {
-                return;
-            }
-            try {
-                // One event per readiness: the epoll set is level-triggered, so another queued event wakes the loop
-                // again, and reading until EAGAIN would cost a failing read(2) on every wake-up.
-                if (e.compChannel.getEvent() != null && ++e.unackedEvents >= ACK_BATCH) {
-                    e.ackEvents();
-                }
-            } catch (IOException ex) {
-                fail(ex);
-            }
-        }
-
-        /**
-         * Polls up to {@code budget} completions and dispatches each by its kind: a receive to the
-         * {@link ReceiveQueue}, a send-queue entry to the {@link SendQueue}. While draining, the flush completions
-         * come this way too; once everything is back, the delayed close finishes.
-         */
-        @Override
-        public int pollCompletions(int budget) {
-            RdmaEndpoint e = ep;
-            if (e == null) {
-                return 0;
-            }
-            int total = 0;
-            boolean read = false;
-            polling = true;
-            try {
-                CompletionArray wc = e.completions;
-                while (total < budget) {
-                    int n = e.cq.poll(wc);
-                    for (int i = 0; i < n; i++) {
-                        read |= dispatch(wc, i);
-                    }
-                    total += n;
-                    if (n < wc.capacity()) {
-                        break;
-                    }
-                }
-            } catch (IOException ex) {
-                fail(ex);
-            } finally {
-                polling = false;
-            }
-            if (read) {
-                if (!config.isAutoRead()) {
-                    readPending = false; // one read() asks for one batch
-                }
-                pipeline().fireChannelReadComplete();
-            }
-            if (state.closing()) {
-                if (closePromise != null && !terminating && drained()) {
-                    closeNow();
-                }
-            } else if (failure != null) {
-                close(voidPromise());
-            } else if (total > 0 && isActive()) {
-                sends.writeMore();
-            }
-            return total;
-        }
-
-        /** Processes one completion; true if an RdmaReceive was fired. */
-        private boolean dispatch(CompletionArray wc, int i) {
-            long wrId = wc.wrId(i);
-            int slot = WorkRequestIds.slot(wrId);
-            if (WorkRequestIds.kind(wrId) == WorkRequestIds.RECEIVE) {
-                boolean inv = (wc.flags(i) & WcFlags.WITH_INV) != 0;
-                // The passive side may see receives before RDMA_CM_EVENT_ESTABLISHED: held until active.
-                boolean deliverNow = state == ConnectionState.ESTABLISHED && (config.isAutoRead() || readPending);
-                return receives.complete(slot, wc.status(i), wc.byteLength(i), inv, inv ? wc.invalidatedRkey(i) : 0,
-                        state.closing(), deliverNow);
-            }
-            sends.retire(slot, wc.status(i));
-            return false;
-        }
-
         /**
          * The delayed close (as io_uring's): starts closing, and completes the close (Netty's, which fails unposted
          * writes, fires channelInactive and deregisters) only once every posted work request came back through
-         * {@link #pollCompletions}, or at the backstop timer.
+         * the loop's completion polling, or at the backstop timer.
          */
         @Override
         protected void close(ChannelPromise promise, Throwable cause, ClosedChannelException closeCause) {
@@ -652,7 +633,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             if (drained()) {
                 if (!polling) {
                     closeNow();
-                } // else pollCompletions finishes it after the batch
+                } // else completionsDone() finishes it after the batch
             } else if (!terminating) {
                 drainTimeout = eventLoop().schedule(RdmaChannel.this::drainTimedOut, DRAIN_TIMEOUT_MILLIS,
                         TimeUnit.MILLISECONDS);
@@ -664,7 +645,25 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             return closePromise != null && !closeFuture().isDone();
         }
 
+        /**
+         * Finishes the delayed close: first the queue pair is destroyed on a teardown thread
+         * ({@link QueuePairTeardown}: {@code ibv_destroy_qp} may sleep in the kernel), then, back on the loop, Netty's
+         * close ({@link #doClose()} frees the memory, the queue pair being gone).
+         */
         void closeNow() {
+            RdmaEndpoint e = ep;
+            if (e != null && e.qp != null && e.qpTeardown != RdmaEndpoint.QP_STUCK) {
+                if (e.qpTeardown == RdmaEndpoint.QP_HERE) {
+                    e.qpTeardown = RdmaEndpoint.QP_DESTROYING;
+                    ioHandler.teardown.destroy(e.qp, destroyed -> {
+                        e.queuePairDestroyed(destroyed);
+                        if (!closeFuture().isDone() && !terminating) {
+                            closeNow();
+                        }
+                    });
+                }
+                return;
+            }
             super.close(closePromise, RdmaChannel.this.closeCause, closedCause);
         }
 
@@ -682,7 +681,8 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
                 terminatingWasActive = isActive();
                 beginClose();
             }
-            if (!abandon && !drained()) {
+            RdmaEndpoint e = ep;
+            if (!abandon && (!drained() || e != null && e.qpTeardown == RdmaEndpoint.QP_DESTROYING)) {
                 return false;
             }
             closeForcibly(); // doClose(): destroys what drained, leaks (logged) what did not

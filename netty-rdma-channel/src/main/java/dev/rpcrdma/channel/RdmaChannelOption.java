@@ -41,6 +41,15 @@ public final class RdmaChannelOption {
      */
     public static final ChannelOption<Integer> RECEIVE_SPARE_BUFFERS =
             ChannelOption.valueOf("RDMA_RECEIVE_SPARE_BUFFERS");
+    /**
+     * Server option ({@code ServerBootstrap.option}): the accepted connections of one event loop (per device and
+     * receive buffer size) share one shared receive queue of this many receives and one registered receive slab,
+     * instead of a receive queue and slab each (default 0: off). Their {@link #RECEIVE_QUEUE_DEPTH} then only caps
+     * the credits each may grant ({@link RdmaChannel#postedReceives()}: its fair share of the queue, at least 1);
+     * a Send beyond what the queue holds meets RNR and is retried by the peer. See the module README.
+     */
+    public static final ChannelOption<Integer> SHARED_RECEIVE_QUEUE_DEPTH =
+            ChannelOption.valueOf("RDMA_SHARED_RECEIVE_QUEUE_DEPTH");
     /** Largest Send this side writes (size of each registered send slot; default 4096). */
     public static final ChannelOption<Integer> MAX_SEND_SIZE = ChannelOption.valueOf("RDMA_MAX_SEND_SIZE");
     /** Sends up to this size are posted inline (capped by the device; default 64). */

@@ -2,9 +2,6 @@ package dev.rpcrdma.channel;
 
 import dev.rpcrdma.channel.fabric.AccessFlags;
 import dev.rpcrdma.channel.fabric.CmId;
-import dev.rpcrdma.channel.fabric.CompletionArray;
-import dev.rpcrdma.channel.fabric.CompletionChannel;
-import dev.rpcrdma.channel.fabric.CompletionQueue;
 import dev.rpcrdma.channel.fabric.MemoryRegion;
 import dev.rpcrdma.channel.fabric.PostException;
 import dev.rpcrdma.channel.fabric.ProtectionDomain;
@@ -20,8 +17,9 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.io.IOException;
 
 /**
- * The verbs objects of one connection and its registered buffer pools: protection domain, completion channel and
- * queue (shared by both work queues), RC queue pair, the receive buffers ({@link ReceiveBuffers}: a slab of
+ * The verbs objects of one connection and its registered buffer pools: the RC queue pair, created on its loop's
+ * protection domain and one of its loop's completion queues ({@link LoopDevice}: shared by the loop's connections on
+ * the device, both work queues completing into it), the receive buffers ({@link ReceiveBuffers}: a slab of
  * {@code (depth + spare) × receiveBufferSize}, posted as single-SGE receives) and a send slab
  * ({@code sendQueueDepth × maxSendSize} slots for non-inline Sends). Slabs are direct buffers from the channel's
  * allocator, registered once: the hot path never registers memory.
@@ -34,13 +32,23 @@ final class RdmaEndpoint {
     /** Largest registered slab: one direct buffer (1 GiB, under the int capacity limit of a ByteBuf). */
     static final int MAX_SLAB_BYTES = 1 << 30;
 
+    /** The loop's shared objects on this device; a reference is held from {@link #create} to {@link #destroyMemory}. */
+    LoopDevice loop;
+    /** The loop's protection domain (shared by the loop's connections on the device; not destroyed here). */
     ProtectionDomain pd;
     /** Registered chunk memory on {@link #pd} (created by the channel once the endpoint exists). */
     RdmaMemoryPool pool;
-    CompletionChannel compChannel;
-    CompletionQueue cq;
-    CompletionArray completions;
+    /** The loop's completion queue this queue pair completes into, and the entries reserved in it. */
+    LoopDevice.Cq cq;
+    int cqEntries;
+    private int channelId;
     QueuePair qp;
+    private int qpNum;
+    /**
+     * The loop's shared receive queue this queue pair receives through
+     * ({@link RdmaChannelOption#SHARED_RECEIVE_QUEUE_DEPTH}), or null: then {@link #receives} are its own.
+     */
+    SharedReceives shared;
     ReceiveBuffers receives;
     MemoryRegion receiveRegion;
     ByteBuf sendSlab;
@@ -60,10 +68,9 @@ final class RdmaEndpoint {
     int maxInline;
     private int[] freeSendSlots;
     private int freeSendSlotCount;
-    int unackedEvents;
 
-    static RdmaEndpoint create(CmId id, RdmaChannelConfig config, ByteBufAllocator alloc, int batch)
-            throws IOException {
+    static RdmaEndpoint create(CmId id, RdmaChannelConfig config, ByteBufAllocator alloc, RdmaIoHandler handler,
+                               RdmaChannel channel, int channelId, int sharedDepth) throws IOException {
         if (!PlatformDependent.hasUnsafe()) {
             throw new RdmaException("the RDMA transport needs direct buffers with memory addresses (sun.misc.Unsafe)");
         }
@@ -81,20 +88,38 @@ final class RdmaEndpoint {
             ep.receiveBufferSize = config.receiveBufferSize();
             ep.sendSlotSize = config.maxSendSize();
             ep.maxInline = Math.min(config.maxInlineData(), device.maxInlineData());
-            slabBytes(ep.receiveQueueSize + config.receiveSpareBuffers(), ep.receiveBufferSize,
-                    "receive", "RECEIVE_QUEUE_DEPTH, RECEIVE_SPARE_BUFFERS or RECEIVE_BUFFER_SIZE");
+            if (sharedDepth == 0) {
+                slabBytes(ep.receiveQueueSize + config.receiveSpareBuffers(), ep.receiveBufferSize,
+                        "receive", "RECEIVE_QUEUE_DEPTH, RECEIVE_SPARE_BUFFERS or RECEIVE_BUFFER_SIZE");
+            }
             int sendSlab = slabBytes(ep.sendDepth, ep.sendSlotSize, "send", "SEND_QUEUE_DEPTH or MAX_SEND_SIZE");
-            ep.pd = device.allocProtectionDomain();
-            ep.compChannel = device.createCompletionChannel();
-            ep.cq = device.createCompletionQueue(ep.sendDepth + 1 + ep.receiveQueueSize, ep.compChannel);
-            ep.completions = ep.cq.newCompletionArray(batch);
+            LoopDevice loop = handler.loopDevice(device);
+            // Receives through a shared queue complete on its own CQ: only the send queue reserves here.
+            int entries = ep.sendDepth + 1 + (sharedDepth == 0 ? ep.receiveQueueSize : 0);
+            ep.cq = loop.attach(channel, channelId, entries);
+            ep.loop = loop;
+            ep.cqEntries = entries;
+            ep.channelId = channelId;
+            ep.pd = loop.pd;
             int sge = Math.min(device.maxSge(), 16);
-            ep.qp = id.createQueuePair(ep.pd, ep.cq, ep.cq,
-                    new QpCapabilities(ep.sendDepth + 1, ep.receiveQueueSize, sge, 1, ep.maxInline));
-            ep.receives = new ReceiveBuffers(alloc, ep.receiveBufferSize, ep.receiveQueueSize,
-                    config.receiveSpareBuffers());
-            ep.receiveRegion = ep.pd.registerMemory(ep.receives.address(), ep.receives.capacity(),
-                    AccessFlags.LOCAL_WRITE);
+            if (sharedDepth > 0) {
+                SharedReceives shared = loop.sharedReceives(sharedDepth, ep.receiveBufferSize,
+                        config.receiveSpareBuffers(), alloc);
+                ep.qp = id.createQueuePair(ep.pd, ep.cq.queue, shared.cq.queue, shared.srq,
+                        new QpCapabilities(ep.sendDepth + 1, 0, sge, 1, ep.maxInline));
+                ep.shared = shared;
+                ep.qpNum = ep.qp.qpNum();
+                shared.connections++;
+                loop.receivesThroughSrq(ep.qpNum, channel);
+            } else {
+                ep.qp = id.createQueuePair(ep.pd, ep.cq.queue, ep.cq.queue,
+                        new QpCapabilities(ep.sendDepth + 1, ep.receiveQueueSize, sge, 1, ep.maxInline));
+                ep.qpNum = ep.qp.qpNum();
+                ep.receives = new ReceiveBuffers(alloc, ep.receiveBufferSize, ep.receiveQueueSize,
+                        config.receiveSpareBuffers());
+                ep.receiveRegion = ep.pd.registerMemory(ep.receives.address(), ep.receives.capacity(),
+                        AccessFlags.LOCAL_WRITE);
+            }
             ep.sendSlab = alloc.directBuffer(sendSlab);
             ep.sendRegion = ep.pd.registerMemory(ep.sendSlab.memoryAddress(), ep.sendSlab.capacity(), 0);
             ep.freeSendSlots = new int[ep.sendDepth];
@@ -158,37 +183,57 @@ final class RdmaEndpoint {
         return sendSlab.memoryAddress() + (long) slot * sendSlotSize;
     }
 
-    void ackEvents() {
-        if (unackedEvents > 0 && cq != null) {
-            cq.ackEvents(unackedEvents);
-            unackedEvents = 0;
+    /**
+     * The queue pair's destroy was handed to a {@link QueuePairTeardown} thread ({@link #QP_DESTROYING}), or that
+     * failed ({@link #QP_STUCK}); {@link #destroyQueues} then destroys nothing.
+     */
+    static final int QP_HERE = 0;
+    static final int QP_DESTROYING = 1;
+    static final int QP_STUCK = 2;
+    int qpTeardown = QP_HERE;
+
+    /** The destroy handed off returned: gone (the device owns no posted memory now) or failed. Loop thread. */
+    void queuePairDestroyed(boolean destroyed) {
+        if (destroyed) {
+            qp = null;
+            qpTeardown = QP_HERE;
+        } else {
+            qpTeardown = QP_STUCK;
         }
     }
 
-    /** Destroys everything in verbs order; for a partly created endpoint. */
+    /** Destroys everything in verbs order; for a partly created endpoint (nothing was posted). */
     void destroy() {
-        destroyQueues();
+        destroyQueues(true);
         destroyMemory();
     }
 
     /**
-     * Destroys the QP, then the CQ (after acking all its events: {@code ibv_destroy_cq} waits for that), then the
-     * completion channel; returns whether the QP was destroyed (after which the device owns no posted memory).
+     * Destroys the QP and detaches it from the loop's completion queue (its reservation goes back if every work
+     * request came back, {@code drained}); returns whether the QP was destroyed (after which the device owns no
+     * posted memory). If it could not be, the channel stays attached: the loop's CQ and PD stay with the QP.
      */
-    boolean destroyQueues() {
+    boolean destroyQueues(boolean drained) {
+        if (qpTeardown != QP_HERE) {
+            return false; // its destroy is under way on a teardown thread, or failed there: keep what it may use
+        }
         boolean qpGone = close(qp, "QP");
-        qp = null;
-        ackEvents();
-        close(cq, "CQ");
-        cq = null;
-        close(compChannel, "completion channel");
-        compChannel = null;
+        if (qpGone) {
+            qp = null;
+        }
+        if (qpGone && loop != null) {
+            loop.detach(channelId, qpNum, cq, cqEntries, drained);
+            cq = null;
+            if (shared != null) {
+                shared.connections--;
+            }
+        }
         return qpGone;
     }
 
     /**
      * Deregisters the slabs and releases them (the receive slab once every lent receive buffer is back too), then
-     * deallocates the PD; after {@link #destroyQueues()}.
+     * drops the reference on the loop's objects (the last one destroys CQs and PD); after {@link #destroyQueues}.
      */
     void destroyMemory() {
         if (pool != null) {
@@ -207,8 +252,12 @@ final class RdmaEndpoint {
             sendSlab.release();
             sendSlab = null;
         }
-        close(pd, "PD");
         pd = null;
+        if (loop != null && qp == null) { // a queue pair that could not be destroyed keeps the loop's CQ and PD
+            LoopDevice l = loop;
+            loop = null;
+            l.release();
+        }
     }
 
     /** Destroys {@code c}; false if that failed (true when there was nothing to destroy). */

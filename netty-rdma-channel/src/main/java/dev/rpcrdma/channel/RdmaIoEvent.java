@@ -4,7 +4,6 @@ import io.netty.channel.IoEvent;
 
 /** A watched fd became readable: one shared instance per kind (nothing is allocated per wakeup). */
 final class RdmaIoEvent implements IoEvent {
-    static final RdmaIoEvent COMPLETIONS = new RdmaIoEvent(RdmaIoOps.COMPLETIONS);
     static final RdmaIoEvent CM_EVENTS = new RdmaIoEvent(RdmaIoOps.CM_EVENTS);
 
     final int kind;
@@ -14,6 +13,6 @@ final class RdmaIoEvent implements IoEvent {
     }
 
     static RdmaIoEvent of(int kind) {
-        return kind == RdmaIoOps.COMPLETIONS ? COMPLETIONS : CM_EVENTS;
+        return CM_EVENTS;
     }
 }

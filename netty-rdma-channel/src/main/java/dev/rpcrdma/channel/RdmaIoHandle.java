@@ -2,14 +2,11 @@ package dev.rpcrdma.channel;
 
 import io.netty.channel.IoHandle;
 
-/** An {@link IoHandle} whose completion queue the {@link RdmaIoHandler} polls in batches. */
+/**
+ * A channel's {@link IoHandle}: the {@link RdmaIoHandler} hands it RDMA-CM events; its completions come through the
+ * loop's shared completion queues ({@link LoopDevice}).
+ */
 interface RdmaIoHandle extends IoHandle {
-
-    /** Polls and processes up to {@code budget} completions; returns how many there were. */
-    int pollCompletions(int budget);
-
-    /** Arms completion notification; false if the handle has no completion queue (yet). */
-    boolean armCompletions();
 
     /** A close started and waits for the device to flush what was posted. */
     boolean draining();

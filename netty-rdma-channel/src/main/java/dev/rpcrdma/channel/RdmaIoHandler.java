@@ -1,6 +1,7 @@
 package dev.rpcrdma.channel;
 
 import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.fabric.VerbsDevice;
 import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
@@ -19,7 +20,10 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,15 +35,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code new MultiThreadIoEventLoopGroup(RdmaIoHandler.newFactory())}.
  *
  * <h2>Loop</h2>
- * Each {@link #run} polls the completion queues of its "hot" channels in batches (a channel is hot from its
- * creation and whenever its last poll found work or its completion channel fired). When there is no work and the
- * loop may block it optionally busy-polls ({@link RdmaIoHandlerConfig#busyPollNanos()}), then arms notification on
- * every hot queue and polls it once more — a completion that raced with the arming is found by that poll, one after
- * it signals the completion channel, so no wakeup is lost — and finally waits in {@code epoll_wait} on the
- * completion-channel fds, the RDMA-CM event-channel fds and a wakeup eventfd, until the loop's next deadline.
+ * The channels of a loop share, per device, one protection domain, one completion channel and a few completion
+ * queues ({@link LoopDevice}); a completion reaches its channel by the channel id in its {@code wr_id}, so the cost
+ * of an iteration does not grow with idle connections. Each {@link #run} polls the "hot" queues in batches (a queue
+ * is hot from its creation and whenever its last poll found work or the completion channel signalled it). When
+ * there is no work and the loop may block it optionally busy-polls ({@link RdmaIoHandlerConfig#busyPollNanos()}),
+ * then arms notification on every hot queue and polls it once more — a completion that raced with the arming is
+ * found by that poll, one after it signals the completion channel, so no wakeup is lost — and finally waits in
+ * {@code epoll_wait} on the completion-channel fds (one per device), the RDMA-CM event-channel fds and a wakeup
+ * eventfd, until the loop's next deadline.
  *
  * <p>A loop that finds completions does not block, and looks at its fds without waiting ({@code epoll_wait(0)})
- * only when it has to: when some channel is cold (armed: its completions are announced on its completion channel
+ * only when it has to: when some queue is cold (armed: its completions are announced on its completion channel
  * only), or at least every {@value #FD_CHECK_INTERVAL_MICROS} µs for RDMA-CM events (connect requests,
  * disconnects). So a loop whose channels are all hot, and a busy-polling loop, run the data path without system
  * calls besides the posts themselves, like perftest's polling loop. That includes the clock: it is read once in
@@ -69,6 +76,11 @@ public final class RdmaIoHandler implements IoHandler {
     static final int ROUNDS_PER_CLOCK_READ = 32;
     /** How long {@link #destroy()} waits for the device to flush what closing channels had posted. */
     private static final long TERMINATION_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /**
+     * How long a loop that is being destroyed waits for queue pair destroys under way ({@link QueuePairTeardown}:
+     * on Soft-RoCE one took about 50 s); after it, what they still hold is leaked, logged.
+     */
+    private static final long QP_DESTROY_WAIT_NANOS = TimeUnit.SECONDS.toNanos(120);
 
     private final ThreadAwareExecutor executor;
     private final RdmaIoHandlerConfig config;
@@ -76,11 +88,18 @@ public final class RdmaIoHandler implements IoHandler {
     private final EpollSet epoll;
     private final FileDescriptor wakeupFd;
     private final AtomicLong nextWakeupNanos = new AtomicLong(AWAKE);
+    /** Queue pairs destroyed off the loop ({@code ibv_destroy_qp} may sleep), their continuations run here. */
+    final QueuePairTeardown teardown = new QueuePairTeardown(this);
     private final IntObjectMap<Registration> byFd = new IntObjectHashMap<>();
     private final List<Registration> registrations = new ArrayList<>();
     private Registration[] snapshot = new Registration[0];
     private boolean snapshotStale;
-    /** Valid registrations the last {@link #pollHot} skipped because they were cold (armed). */
+    /** The loop's shared objects per device (a handful), and by completion-channel fd. */
+    private final Map<VerbsDevice, LoopDevice> devices = new IdentityHashMap<>();
+    private final IntObjectMap<LoopDevice> devicesByFd = new IntObjectHashMap<>();
+    /** Copy-on-write: a poll may create or destroy one. */
+    private LoopDevice[] loopDevices = new LoopDevice[0];
+    /** Devices the last {@link #pollHot} found with a cold (armed) queue. */
     private int coldSkipped;
     /** When the fds were last looked at ({@code System.nanoTime()}). */
     private long lastFdCheck = System.nanoTime();
@@ -130,7 +149,7 @@ public final class RdmaIoHandler implements IoHandler {
 
     @Override
     public int run(IoHandlerContext context) {
-        int work = pollHot(false);
+        int work = teardown.runCompleted() + pollHot(false);
         if (work > 0) {
             return work + checkFdsIfDue();
         }
@@ -152,11 +171,13 @@ public final class RdmaIoHandler implements IoHandler {
         }
         nextWakeupNanos.set(deadline);
         try {
-            work = waitAndDispatch(context.canBlock() ? timeoutMillis(context, deadline) : 0);
+            // After announcing the sleep: a teardown thread that finished before it did not write the eventfd.
+            work = waitAndDispatch(context.canBlock() && !teardown.hasCompleted() ? timeoutMillis(context, deadline)
+                    : 0);
         } finally {
             nextWakeupNanos.lazySet(AWAKE);
         }
-        return work + pollHot(false);
+        return work + teardown.runCompleted() + pollHot(false);
     }
 
     /**
@@ -241,23 +262,14 @@ public final class RdmaIoHandler implements IoHandler {
         return snapshot;
     }
 
-    /** Polls hot registrations (all of them if {@code includeArmed}); a poll that finds nothing leaves it cold. */
+    /** Polls the hot queues of every device (all queues if {@code includeArmed}); an empty poll leaves one cold. */
     private int pollHot(boolean includeArmed) {
         int work = 0;
         int cold = 0;
-        int batch = config.completionBatch();
-        for (Registration r : snapshot()) {
-            if (!r.valid) {
-                continue;
-            }
-            if (!r.hot && !includeArmed) {
+        for (LoopDevice d : loopDevices) {
+            work += d.poll(includeArmed);
+            if (d.anyCold()) {
                 cold++;
-                continue;
-            }
-            int n = r.handle.pollCompletions(batch);
-            if (n > 0) {
-                r.hot = true;
-                work += n;
             }
         }
         coldSkipped = cold;
@@ -265,12 +277,63 @@ public final class RdmaIoHandler implements IoHandler {
     }
 
     private int armAndRepoll() {
-        for (Registration r : snapshot()) {
-            if (r.valid && r.hot && r.handle.armCompletions()) {
-                r.hot = false;
-            }
+        for (LoopDevice d : loopDevices) {
+            d.arm();
         }
         return pollHot(true);
+    }
+
+    /**
+     * The loop's shared objects on {@code device}, created (PD, completion channel, watched by this loop) when the
+     * first channel of the loop sets up its queue pair there. Loop thread.
+     */
+    LoopDevice loopDevice(VerbsDevice device) throws IOException {
+        LoopDevice d = devices.get(device);
+        if (d == null) {
+            if (destroyed) {
+                throw new IllegalStateException("event loop destroyed");
+            }
+            d = LoopDevice.create(this, device, config.completionBatch());
+            try {
+                epoll.add(d.fd());
+            } catch (IOException e) {
+                d.destroy();
+                throw e;
+            }
+            devices.put(device, d);
+            devicesByFd.put(d.fd(), d);
+            LoopDevice[] more = Arrays.copyOf(loopDevices, loopDevices.length + 1);
+            more[loopDevices.length] = d;
+            loopDevices = more;
+        }
+        return d;
+    }
+
+    /** The last channel released {@code d}: unwatch its completion channel and destroy it. Loop thread. */
+    void destroyLoopDevice(LoopDevice d) {
+        if (d.destroyed() || devices.get(d.device) != d) {
+            return;
+        }
+        devices.remove(d.device);
+        devicesByFd.remove(d.fd());
+        try {
+            epoll.remove(d.fd());
+        } catch (IOException e) {
+            logger.debug("epoll_ctl(DEL) failed for the completion channel of {}", d, e);
+        }
+        List<LoopDevice> rest = new ArrayList<>(Arrays.asList(loopDevices));
+        rest.remove(d);
+        loopDevices = rest.toArray(new LoopDevice[0]);
+        d.destroy();
+    }
+
+    /** Completion queues of this loop (all devices); for tests and measurements. Loop thread. */
+    int completionQueues() {
+        int n = 0;
+        for (LoopDevice d : loopDevices) {
+            n += d.completionQueues();
+        }
+        return n;
     }
 
     private int waitAndDispatch(int timeoutMillis) {
@@ -290,14 +353,17 @@ public final class RdmaIoHandler implements IoHandler {
                 Native.eventFdRead(fd);
                 continue;
             }
+            LoopDevice d = devicesByFd.get(fd);
+            if (d != null) {
+                d.completionChannelReady();
+                work++;
+                continue;
+            }
             Registration r = byFd.get(fd);
             if (r == null || !r.valid) {
                 continue;
             }
             int kind = r.kinds.get(fd);  // IntObjectHashMap: no boxing of the fd
-            if (kind == RdmaIoOps.COMPLETIONS) {
-                r.hot = true;
-            }
             work++;
             try {
                 r.handle.handle(r, RdmaIoEvent.of(kind));
@@ -335,9 +401,19 @@ public final class RdmaIoHandler implements IoHandler {
             if (left <= 0) {
                 break; // destroy() abandons what is left
             }
-            if (armAndRepoll() == 0) {
-                waitAndDispatch((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-            }
+            waitForDrain(left);
+        }
+    }
+
+    /**
+     * One step of waiting for closing channels while the loop shuts down: their flush completions through the normal
+     * poll path, the continuations of their queue pair destroys (polled every few milliseconds: the eventfd is not
+     * written for them while the loop is not announced asleep).
+     */
+    private void waitForDrain(long leftNanos) {
+        if (teardown.runCompleted() + armAndRepoll() == 0) {
+            long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(leftNanos));
+            waitAndDispatch((int) (teardown.pending() > 0 ? Math.min(10, millis) : millis));
         }
     }
 
@@ -361,16 +437,15 @@ public final class RdmaIoHandler implements IoHandler {
         // loop thread: each starts closing, then the flush completions come through the normal poll path, this
         // thread sleeping in epoll_wait between them (as io_uring's handler waits for its ring when destroyed).
         List<Registration> pending = new ArrayList<>(registrations);
-        long deadline = System.nanoTime() + TERMINATION_TIMEOUT_NANOS;
+        long start = System.nanoTime();
         while (true) {
             pending.removeIf(this::terminated);
-            long left = deadline - System.nanoTime();
+            long left = start + (teardown.pending() > 0 ? QP_DESTROY_WAIT_NANOS : TERMINATION_TIMEOUT_NANOS)
+                    - System.nanoTime();
             if (pending.isEmpty() || left <= 0) {
                 break;
             }
-            if (armAndRepoll() == 0) {
-                waitAndDispatch((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-            }
+            waitForDrain(left);
         }
         for (Registration r : pending) {
             try {
@@ -381,6 +456,13 @@ public final class RdmaIoHandler implements IoHandler {
         }
         for (Registration r : registrations.toArray(new Registration[0])) {
             r.cancel();
+        }
+        for (LoopDevice d : loopDevices.clone()) {
+            if (d.references() == 0) {
+                destroyLoopDevice(d);
+            } else {
+                logger.error("{}: queue pairs that could not be destroyed still use it; leaking it", d);
+            }
         }
         try {
             epoll.close();
@@ -452,12 +534,11 @@ public final class RdmaIoHandler implements IoHandler {
         return RdmaIoHandle.class.isAssignableFrom(handleType);
     }
 
-    /** One channel's registration; its attachment is the loop's {@link Fabric}. */
+    /** One channel's registration; its attachment is this handler (the fabric, the loop's devices). */
     private final class Registration implements IoRegistration {
         final RdmaIoHandle handle;
         final IntObjectMap<Integer> kinds = new IntObjectHashMap<>(4);
         boolean valid = true;
-        boolean hot = true;
 
         Registration(RdmaIoHandle handle) {
             this.handle = handle;
@@ -466,7 +547,7 @@ public final class RdmaIoHandler implements IoHandler {
         @SuppressWarnings("unchecked")
         @Override
         public <T> T attachment() {
-            return (T) fabric;
+            return (T) RdmaIoHandler.this;
         }
 
         @Override

@@ -3,11 +3,10 @@ package dev.rpcrdma.channel;
 import io.netty.channel.IoOps;
 
 /**
- * What a channel asks its {@link RdmaIoHandler} to watch: a completion-channel fd (its readiness makes the handler
- * poll the channel's completion queue) or an RDMA-CM event-channel fd.
+ * What a channel asks its {@link RdmaIoHandler} to watch: an RDMA-CM event-channel fd (completion channels belong to
+ * the loop's {@link LoopDevice}s, watched by the handler itself).
  */
 final class RdmaIoOps implements IoOps {
-    static final int COMPLETIONS = 1;
     static final int CM_EVENTS = 2;
 
     final boolean add;
@@ -18,10 +17,6 @@ final class RdmaIoOps implements IoOps {
         this.add = add;
         this.kind = kind;
         this.fd = fd;
-    }
-
-    static RdmaIoOps watchCompletions(int fd) {
-        return new RdmaIoOps(true, COMPLETIONS, fd);
     }
 
     static RdmaIoOps watchCmEvents(int fd) {

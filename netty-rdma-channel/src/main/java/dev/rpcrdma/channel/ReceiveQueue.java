@@ -7,7 +7,9 @@ import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 
 /**
- * The receive side of one {@link RdmaChannel}'s queue pair: the posted count (and what of it may be granted as
+ * The receive side of one {@link RdmaChannel}'s queue pair — its own receive queue, or its loop's shared receive
+ * queue ({@link SharedReceives}: then the posted receives and the slab are the queue's, the channel has none of its
+ * own to drain, and its credits are its fair share) — the posted count (and what of it may be granted as
  * credits: up to the depth, not the batching slack), the initial posting, delivery of completed receives (lent in
  * place or copied, with the reposts in batches: {@link ReceiveBuffers}, {@link RdmaEndpoint#repost}), and the ring of
  * held receives: completed but not fired yet because auto-read is off and no read is pending, or the channel is not
@@ -18,6 +20,9 @@ import java.io.IOException;
 final class ReceiveQueue {
     private final RdmaChannel channel;
     private final RdmaEndpoint ep;
+    /** The loop's shared receive queue, or null. */
+    private final SharedReceives shared;
+    private final int bufferSize;
     private final int channelId;
     private volatile int posted;
     /** Receives kept in the ring, in completion order: slots, and per slot byte_len, invalidation, rkey. */
@@ -31,9 +36,11 @@ final class ReceiveQueue {
     ReceiveQueue(RdmaChannel channel, RdmaEndpoint ep, int channelId) {
         this.channel = channel;
         this.ep = ep;
+        this.shared = ep.shared;
         this.channelId = channelId;
-        int slots = ep.receives.slots();
-        heldSlots = new int[ep.receiveQueueSize];
+        bufferSize = shared != null ? shared.bufferSize : ep.receiveBufferSize;
+        int slots = (shared != null ? shared.buffers : ep.receives).slots();
+        heldSlots = new int[shared != null ? shared.queueSize : ep.receiveQueueSize];
         heldLength = new int[slots];
         heldInvalidated = new boolean[slots];
         heldRkey = new int[slots];
@@ -41,6 +48,9 @@ final class ReceiveQueue {
 
     /** Posts the whole receive queue (before connecting or accepting). */
     void postAll() throws IOException {
+        if (shared != null) {
+            return; // the shared queue is posted
+        }
         for (int slot = 0; slot < ep.receiveQueueSize; slot++) {
             ep.postReceive(channelId, slot);
             posted++;
@@ -52,9 +62,13 @@ final class ReceiveQueue {
         return posted;
     }
 
-    /** Posted receives counted up to the depth: the credits this side can grant (RFC 8166 §3.3.1). */
+    /**
+     * Posted receives counted up to the depth: the credits this side can grant (RFC 8166 §3.3.1); with a shared
+     * receive queue, this connection's fair share of it ({@link SharedReceives#credits}).
+     */
     int creditable() {
-        return Math.min(posted, ep.receiveDepth);
+        SharedReceives s = shared;
+        return s != null ? s.credits(ep.receiveDepth) : Math.min(posted, ep.receiveDepth);
     }
 
     boolean hasHeld() {
@@ -67,18 +81,25 @@ final class ReceiveQueue {
      */
     boolean complete(int slot, int status, int length, boolean invalidated, int invalidatedRkey, boolean closing,
                      boolean deliverNow) {
-        posted--;
+        if (shared != null) {
+            shared.consumed();
+        } else {
+            posted--;
+        }
         if (status != WcStatus.SUCCESS) {
+            giveBackShared(slot);
             channel.receiveFailed(status);
             return false;
         }
         if (closing) {
+            giveBackShared(slot);
             return false;
         }
-        if (length < 0 || length > ep.receiveBufferSize) {
+        if (length < 0 || length > bufferSize) {
             // The device bounds byte_len by the posted buffer; never trust it further than that.
+            giveBackShared(slot);
             channel.recordFailure(new RdmaException("receive completion with byte_len " + (length & 0xffffffffL)
-                    + " > posted " + ep.receiveBufferSize));
+                    + " > posted " + bufferSize));
             return false;
         }
         if (invalidated) {
@@ -110,10 +131,29 @@ final class ReceiveQueue {
         deliver(slot, heldLength[slot], heldInvalidated[slot], heldRkey[slot]);
     }
 
-    /** Forgets the held receives (closing: their slots go with the slab). */
+    /**
+     * Forgets the held receives (closing): their slots go with the slab, or back to the shared receive queue, whose
+     * slots they are.
+     */
     void dropHeld() {
-        heldCount = 0;
+        while (heldCount > 0) {
+            int slot = heldSlots[heldHead];
+            heldHead = (heldHead + 1) % heldSlots.length;
+            heldCount--;
+            giveBackShared(slot);
+        }
         heldHead = 0;
+    }
+
+    /** A shared receive's slot that is not delivered goes back to the shared queue (its own slab's stays put). */
+    private void giveBackShared(int slot) {
+        if (shared != null) {
+            try {
+                shared.repost(slot);
+            } catch (IOException e) {
+                channel.recordFailure(e);
+            }
+        }
     }
 
     /**
@@ -121,13 +161,20 @@ final class ReceiveQueue {
      * a copy (its slot reposted).
      */
     private void deliver(int slot, int length, boolean invalidated, int invalidatedRkey) {
-        ReceiveBuffers receives = ep.receives;
+        // Not kept in a field: a closed channel must not keep its slab reachable (a leaked lent buffer's slab is
+        // reported by the leak detector once both are unreachable).
+        ReceiveBuffers receives = shared != null ? shared.buffers : ep.receives;
         int spare = receives.lend(slot);
         ByteBuf buf = spare >= 0 ? receives.lent(length) : receives.copy(slot, length);
         try {
-            posted += ep.repost(channelId, spare >= 0 ? spare : slot);
+            int reposted = spare >= 0 ? spare : slot;
+            if (shared != null) {
+                shared.repost(reposted);
+            } else {
+                posted += ep.repost(channelId, reposted);
+            }
         } catch (IOException ex) {
-            if (ex instanceof PostException) {
+            if (ex instanceof PostException && shared == null) {
                 posted += ((PostException) ex).posted();
             }
             buf.release();

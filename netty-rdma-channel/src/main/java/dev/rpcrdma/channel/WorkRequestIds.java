@@ -6,6 +6,8 @@ package dev.rpcrdma.channel;
 final class WorkRequestIds {
     static final int RECEIVE = 1;
     static final int SEND_QUEUE = 2;
+    /** A receive of a loop's shared receive queue: the channel-id field holds the queue's index in its loop device. */
+    static final int SHARED_RECEIVE = 3;
 
     private WorkRequestIds() {
     }

@@ -17,6 +17,7 @@ import io.netty.channel.EventLoopGroup;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * netty-rdma-channel alone: a client {@link RdmaChannel} sends a Send of {@code size} bytes, the server's child
@@ -36,8 +37,16 @@ final class ChannelEcho implements AutoCloseable {
     private final Pending pending = new Pending();
 
     ChannelEcho(EventLoopGroup serverGroup, EventLoopGroup clientGroup, String address) throws InterruptedException {
-        server = new ServerBootstrap().group(serverGroup).channel(RdmaServerChannel.class).childHandler(new Echo())
-                .bind(new InetSocketAddress(address, 0)).sync().channel();
+        this(serverGroup, clientGroup, address, b -> { });
+    }
+
+    /** With server (and child) options set by {@code serverOptions}. */
+    ChannelEcho(EventLoopGroup serverGroup, EventLoopGroup clientGroup, String address,
+                Consumer<ServerBootstrap> serverOptions) throws InterruptedException {
+        ServerBootstrap sb = new ServerBootstrap().group(serverGroup).channel(RdmaServerChannel.class)
+                .childHandler(new Echo());
+        serverOptions.accept(sb);
+        server = sb.bind(new InetSocketAddress(address, 0)).sync().channel();
         client = new Bootstrap().group(clientGroup).channel(RdmaChannel.class).handler(pending)
                 .connect(server.localAddress()).sync().channel();
     }
@@ -65,6 +74,11 @@ final class ChannelEcho implements AutoCloseable {
         PingPong run = new PingPong(data, stamps, maxRoundTrips, System.nanoTime() + durationNanos);
         client.eventLoop().execute(() -> pending.start(run));
         return run.done;
+    }
+
+    /** The echo server's address (other clients may connect to it too). */
+    InetSocketAddress serverAddress() {
+        return (InetSocketAddress) server.localAddress();
     }
 
     @Override

@@ -31,6 +31,14 @@ public interface CmId extends AutoCloseable {
     QueuePair createQueuePair(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
                               QpCapabilities capabilities) throws IOException;
 
+    /**
+     * {@code rdma_create_qp} with {@code qp_init_attr.srq}: an RC queue pair whose Sends land in receives of
+     * {@code srq} (of the same protection domain); {@code capabilities.maxRecvWr} is ignored and
+     * {@link QueuePair#postReceive} fails. With a null {@code srq}, as without.
+     */
+    QueuePair createQueuePair(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
+                              SharedReceiveQueue srq, QpCapabilities capabilities) throws IOException;
+
     /** The queue pair created on this id, or null. */
     QueuePair queuePair();
 

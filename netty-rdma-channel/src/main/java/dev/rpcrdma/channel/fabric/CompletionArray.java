@@ -26,6 +26,9 @@ public interface CompletionArray {
     /** {@code wc.invalidated_rkey} when {@link WcFlags#WITH_INV} is set. */
     int invalidatedRkey(int i);
 
+    /** {@code wc.qp_num}: the queue pair the work request was posted to (the receiving one, for a shared receive queue). */
+    int qpNum(int i);
+
     /** {@code wc.vendor_err}. */
     int vendorError(int i);
 }

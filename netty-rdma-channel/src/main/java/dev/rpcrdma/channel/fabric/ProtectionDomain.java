@@ -14,6 +14,12 @@ public interface ProtectionDomain extends AutoCloseable {
     /** {@code ibv_alloc_mw(pd, IBV_MW_TYPE_2)}: an unbound type-2 memory window. */
     MemoryWindow allocMemoryWindow() throws IOException;
 
+    /**
+     * {@code ibv_create_srq}: a shared receive queue of at least {@code maxWr} single-SGE receives (the device may
+     * grant more: {@link SharedReceiveQueue#capacity()}).
+     */
+    SharedReceiveQueue createSharedReceiveQueue(int maxWr) throws IOException;
+
     /** {@code ibv_dealloc_pd}; fails with EBUSY while regions, windows or queue pairs use it. */
     @Override
     void close() throws IOException;

@@ -17,6 +17,9 @@ public interface VerbsDevice {
     /** Largest number of outstanding work requests per queue. */
     int maxQpWr();
 
+    /** Largest number of entries of one completion queue ({@code max_cqe}). */
+    int maxCqe();
+
     /**
      * True where posting {@link WrOpcode#LOCAL_INV} for a bound type-2 memory window must not be done, so a bound
      * window is invalidated locally by deallocating it instead: Soft-RoCE (rxe), whose kernel oopses on it

@@ -20,6 +20,10 @@ final class IbvLayouts {
         public static final int OPS_POLL_CQ = 96;
         /** {@code ops.req_notify_cq}: {@code int (*)(struct ibv_cq *, int)}. */
         public static final int OPS_REQ_NOTIFY_CQ = 104;
+        /**
+         * {@code ops.post_srq_recv}: {@code int (*)(struct ibv_srq *, struct ibv_recv_wr *, struct ibv_recv_wr **)}.
+         */
+        public static final int OPS_POST_SRQ_RECV = 168;
         /** {@code ops.post_send}: {@code int (*)(struct ibv_qp *, struct ibv_send_wr *, struct ibv_send_wr **)}. */
         public static final int OPS_POST_SEND = 208;
         /** {@code ops.post_recv}: {@code int (*)(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **)}. */
@@ -198,6 +202,25 @@ final class IbvLayouts {
         public static final int SIZE = 20;
 
         private IbvQpCap() {
+        }
+    }
+
+    /** {@code struct ibv_srq} (its context, for the ops of the static inline {@code ibv_post_srq_recv}). */
+    public static final class IbvSrq {
+        public static final int CONTEXT = 0;
+
+        private IbvSrq() {
+        }
+    }
+
+    /** {@code struct ibv_srq_init_attr}: {@code srq_context}, then {@code struct ibv_srq_attr attr}. */
+    public static final class IbvSrqInitAttr {
+        public static final int MAX_WR = 8;
+        public static final int MAX_SGE = 12;
+        public static final int SRQ_LIMIT = 16;
+        public static final int SIZE = 24;
+
+        private IbvSrqInitAttr() {
         }
     }
 

@@ -45,6 +45,10 @@ public interface LibIbverbs {
 
     int ibv_destroy_cq(long cq);
 
+    long ibv_create_srq(long pd, byte[] srqInitAttr);
+
+    int ibv_destroy_srq(long srq);
+
     int ibv_get_cq_event(long channel, @Out long[] cq, @Out long[] cqContext);
 
     void ibv_ack_cq_events(long cq, int nevents);

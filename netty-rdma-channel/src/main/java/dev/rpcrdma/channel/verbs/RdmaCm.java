@@ -191,9 +191,16 @@ public final class RdmaCm {
      */
     public static QpCap createQp(long id, long pd, long sendCq, long recvCq, QpCap requested,
                                           boolean sqSigAll) throws NativeCallException {
+        return createQp(id, pd, sendCq, recvCq, 0, requested, sqSigAll);
+    }
+
+    /** {@link #createQp(long, long, long, long, QpCap, boolean)} with {@code qp_init_attr.srq} ({@code ibv_srq*}, 0: none). */
+    public static QpCap createQp(long id, long pd, long sendCq, long recvCq, long srq, QpCap requested,
+                                 boolean sqSigAll) throws NativeCallException {
         ByteBuffer attr = ByteBuffer.allocate(IbvQpInitAttr.SIZE).order(ByteOrder.nativeOrder());
         attr.putLong(IbvQpInitAttr.SEND_CQ, handle("sendCq", sendCq));
         attr.putLong(IbvQpInitAttr.RECV_CQ, handle("recvCq", recvCq));
+        attr.putLong(IbvQpInitAttr.SRQ, srq);
         int cap = IbvQpInitAttr.CAP;
         attr.putInt(cap + IbvQpCap.MAX_SEND_WR, requested.maxSendWr());
         attr.putInt(cap + IbvQpCap.MAX_RECV_WR, requested.maxRecvWr());

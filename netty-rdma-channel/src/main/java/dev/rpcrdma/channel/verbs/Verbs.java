@@ -177,6 +177,30 @@ public final class Verbs {
     }
 
     /**
+     * {@code ibv_create_srq} of at least {@code maxWr} receives of {@code maxSge} SGEs on {@code pd}; returns the
+     * {@code ibv_srq*} and puts the granted {@code max_wr} in {@code granted[0]}.
+     */
+    public static long createSrq(long pd, int maxWr, int maxSge, int[] granted) throws NativeCallException {
+        ByteBuffer attr = ByteBuffer.allocate(IbvLayouts.IbvSrqInitAttr.SIZE).order(ByteOrder.nativeOrder());
+        attr.putInt(IbvLayouts.IbvSrqInitAttr.MAX_WR, maxWr);
+        attr.putInt(IbvLayouts.IbvSrqInitAttr.MAX_SGE, maxSge);
+        byte[] bytes = attr.array();
+        long srq = check("ibv_create_srq", lib().ibv_create_srq(handle("pd", pd), bytes));
+        granted[0] = ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder()).getInt(IbvLayouts.IbvSrqInitAttr.MAX_WR);
+        return srq;
+    }
+
+    /** {@code ibv_destroy_srq}: fails (EBUSY) while queue pairs use it; discards the posted receives. */
+    public static void destroySrq(long srq) throws NativeCallException {
+        checkErrnoResult("ibv_destroy_srq", lib().ibv_destroy_srq(handle("srq", srq)));
+    }
+
+    /** {@code ibv_post_srq_recv} (static inline; {@code ops.post_srq_recv}) of every work request in {@code wrs}. */
+    public static void postSrqRecv(long srq, RecvWorkRequests wrs) throws NativeCallException {
+        post("ibv_post_srq_recv", srq, IbvContext.OPS_POST_SRQ_RECV, wrs);
+    }
+
+    /**
      * Registers {@code [addr, addr + length)} and returns the {@code ibv_mr*}. The memory must stay allocated until
      * {@link #deregMr(long)} returns (use {@link NativeMemory} or a pooled direct buffer the caller keeps, never
      * GC-managed native memory). {@code access} is an or of {@code IBV_ACCESS_*}; add {@code IBV_ACCESS_MW_BIND}
@@ -377,6 +401,7 @@ public final class Verbs {
         if (wrs.count() == 0) {
             return;
         }
+        // struct ibv_qp and struct ibv_srq both start with their context.
         long fn = IO.getAddress(IO.getAddress(handle("qp", qp) + IbvQp.CONTEXT) + opsOffset);
         IO.putAddress(wrs.badWrSlot(), 0);
         int rc = NativeCalls.invokeInt3(NativeCalls.INT_PTR_PTR_PTR, fn, qp, wrs.address(), wrs.badWrSlot());

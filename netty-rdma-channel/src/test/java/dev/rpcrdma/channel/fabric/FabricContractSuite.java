@@ -1,10 +1,15 @@
 package dev.rpcrdma.channel.fabric;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.util.internal.PlatformDependent;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -211,6 +216,132 @@ abstract class FabricContractSuite {
             // the gather with EINVAL, which it reports as LOC_QP_OP_ERR.
             assertStatusIn(p.client.awaitCompletions(1).get(0), WcStatus.LOC_PROT_ERR, WcStatus.LOC_QP_OP_ERR);
         }
+    }
+
+    /**
+     * A shared receive queue: two queue pairs of one PD share it; each Send consumes the next posted receive,
+     * whichever pair it arrives on, and its completion names that pair ({@code qp_num}); posting to such a pair's own
+     * receive queue fails; a pair going to error leaves the shared receives posted for the others; with none left a
+     * Send meets RNR; the queue cannot be destroyed while pairs use it.
+     */
+    @Test
+    void sharedReceiveQueueFeedsWhicheverQueuePairASendArrivesOnAndRnrWhenEmpty() throws Exception {
+        List<AutoCloseable> toClose = new ArrayList<>();
+        CmEventChannel events = fabric().createEventChannel();
+        FabricHarness c1 = new FabricHarness(fabric());
+        FabricHarness c2 = new FabricHarness(fabric());
+        ByteBuf memory = Unpooled.directBuffer(4096, 4096).writeZero(4096);
+        try {
+            toClose.add(events);
+            CmId listen = events.createId("listener");
+            toClose.add(listen);
+            listen.bind(new InetSocketAddress(address(), 0));
+            listen.listen(8);
+            QueuePair[] qps = new QueuePair[2];
+            CmId[] ids = new CmId[2];
+            ProtectionDomain pd = null;
+            CompletionQueue cq = null;
+            SharedReceiveQueue srq = null;
+            FabricHarness[] clients = {c1, c2};
+            for (int i = 0; i < 2; i++) {
+                CmId cid = clients[i].resolve(listen.localAddress(), ALL);
+                cid.connect(new ConnectionParameters(new byte[0], 1, 1, 7, 0)); // RNR: no retry
+                CmEvent req = awaitEvent(events, CmEventType.CONNECT_REQUEST);
+                if (pd == null) {
+                    pd = req.id().device().allocProtectionDomain();
+                    toClose.add(pd);
+                    cq = req.id().device().createCompletionQueue(64, null);
+                    toClose.add(cq);
+                    srq = pd.createSharedReceiveQueue(8);
+                    toClose.add(srq);
+                    assertTrue(srq.capacity() >= 8, "granted at least the asked depth: " + srq.capacity());
+                }
+                ids[i] = req.id();
+                toClose.add(ids[i]);
+                qps[i] = ids[i].createQueuePair(pd, cq, cq, srq, new QpCapabilities(16, 16, 1, 1, 0));
+                toClose.add(qps[i]);
+                ids[i].accept(new ConnectionParameters(new byte[0], 1, 1, 7, 0));
+                clients[i].awaitEvent(CmEventType.ESTABLISHED);
+                awaitEvent(events, CmEventType.ESTABLISHED);
+            }
+            MemoryRegion mr = pd.registerMemory(memory.memoryAddress(), memory.capacity(), AccessFlags.LOCAL_WRITE);
+            // Closed last first: MR, each QP before its id, the SRQ (after its QPs), CQ, PD, listener, channel.
+            toClose.add(mr);
+            SharedReceiveQueue shared = srq;
+            QueuePair qp0 = qps[0];
+            assertThrows(IOException.class, () -> qp0.postReceive(9, memory.memoryAddress(), 64, mr.lkey()),
+                    "a queue pair with a shared receive queue has no receive queue of its own");
+            srq.postReceives(new long[] {100, 101}, new long[] {memory.memoryAddress(),
+                memory.memoryAddress() + 1024}, 2, 1024, mr.lkey());
+
+            // The second client's Send takes the first posted receive, on the second pair.
+            fill(c2, 0, 5, 20);
+            c2.qp.postSend(wr.clear().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                    .addSge(c2.address(), 5, c2.mr.lkey()));
+            assertStatus(WcStatus.SUCCESS, c2.awaitCompletions(1).get(0));
+            long[] r = awaitCompletion(cq);
+            assertEquals(100, r[0]);
+            assertStatus(WcStatus.SUCCESS, r);
+            assertEquals(5, r[3]);
+            assertEquals(qps[1].qpNum(), (int) r[6], "the completion names the receiving queue pair");
+            for (int i = 0; i < 5; i++) {
+                assertEquals((byte) (20 + i), memory.getByte(i));
+            }
+
+            // The second pair goes to error: the shared receive it did not consume stays for the first.
+            qps[1].modifyToError();
+            fill(c1, 0, 7, 50);
+            c1.qp.postSend(wr.clear().wrId(2).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                    .addSge(c1.address(), 7, c1.mr.lkey()));
+            assertStatus(WcStatus.SUCCESS, c1.awaitCompletions(1).get(0));
+            r = awaitCompletion(cq);
+            assertEquals(101, r[0], "not flushed by the other pair's error: " + WcStatus.name((int) r[1]));
+            assertStatus(WcStatus.SUCCESS, r);
+            assertEquals(qps[0].qpNum(), (int) r[6]);
+
+            // Empty: the next Send meets RNR (no retry asked).
+            c1.qp.postSend(wr.clear().wrId(3).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                    .addSge(c1.address(), 7, c1.mr.lkey()));
+            assertStatus(WcStatus.RNR_RETRY_EXC_ERR, c1.awaitCompletions(1).get(0));
+
+            assertThrows(IOException.class, shared::close, "destroying an SRQ that queue pairs use");
+        } finally {
+            Collections.reverse(toClose);
+            try {
+                FabricHarness.closeAll(toClose);
+            } finally {
+                FabricHarness.closeAll(List.of(c1, c2, memory::release));
+            }
+        }
+    }
+
+    /** The next CM event of {@code events} (not TIMEWAIT_EXIT), which must be of {@code type}. */
+    private static CmEvent awaitEvent(CmEventChannel events, int type) throws Exception {
+        long deadline = System.nanoTime() + FabricHarness.TIMEOUT_NANOS;
+        while (System.nanoTime() < deadline) {
+            CmEvent e = events.poll();
+            if (e != null && e.type() != CmEventType.TIMEWAIT_EXIT) {
+                assertEquals(CmEventType.name(type), CmEventType.name(e.type()), "unexpected " + e);
+                return e;
+            }
+            Thread.sleep(1);
+        }
+        return fail("no " + CmEventType.name(type) + " within " + FabricHarness.TIMEOUT_NANOS / 1_000_000_000L
+                + " s");
+    }
+
+    /** One completion of {@code cq}: {wrId, status, opcode, byteLen, flags, invRkey, qpNum}. */
+    private static long[] awaitCompletion(CompletionQueue cq) throws Exception {
+        CompletionArray wc = cq.newCompletionArray(1);
+        long deadline = System.nanoTime() + FabricHarness.TIMEOUT_NANOS;
+        while (cq.poll(wc) == 0) {
+            if (System.nanoTime() > deadline) {
+                fail("no completion within " + FabricHarness.TIMEOUT_NANOS / 1_000_000_000L + " s");
+            }
+            Thread.sleep(1);
+        }
+        return new long[] {wc.wrId(0), wc.status(0), wc.opcode(0), wc.byteLength(0), wc.flags(0),
+            wc.invalidatedRkey(0), wc.qpNum(0)};
     }
 
     @Test

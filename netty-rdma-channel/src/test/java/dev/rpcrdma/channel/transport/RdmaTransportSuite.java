@@ -94,6 +94,14 @@ abstract class RdmaTransportSuite {
         return false;
     }
 
+    /**
+     * Makes {@code ibv_destroy_qp} sleep {@code millis} before destroying, until reset with 0; false where the fabric
+     * cannot be made to (on Soft-RoCE it did, for about 50 s, when the peer still had traffic for the queue pair).
+     */
+    boolean slowQueuePairDestroys(long millis) {
+        return false;
+    }
+
     /** Waits (bounded: teardown on the peer's loop may still be finishing) until the counts equal {@code before}. */
     void assertResourcesBackTo(Map<String, Integer> before) throws InterruptedException {
         RdmaResources.assertBackTo(before, this::resources, TIMEOUT);
@@ -295,6 +303,56 @@ abstract class RdmaTransportSuite {
             }
         } finally {
             slowFlushes(0);
+        }
+        long after = roundTrips.get();
+        Await.until(() -> roundTrips.get() >= after + 50, "the ping-pong keeps moving after the close");
+        stop.set(true);
+        for (Channel c : channels) {
+            c.close().sync();
+        }
+        assertResourcesBackTo(before);
+    }
+
+    /**
+     * A queue pair's destroy never runs on the loop ({@code QueuePairTeardown}): while {@code ibv_destroy_qp} sleeps
+     * (the software fabric made to sleep 500 ms), another channel of the same loop keeps its ping-pong going; the
+     * close completes only once the queue pair is gone and the memory freed after it, and everything is released.
+     */
+    @Test
+    void aQueuePairDestroyThatSleepsDoesNotStallTheLoop() throws Exception {
+        Map<String, Integer> before = resources();
+        InetSocketAddress at = server(b -> { }, new Echo());
+        io.netty.channel.EventLoop loop = group.next();
+        AtomicLong roundTrips = new AtomicLong();
+        AtomicBoolean stop = new AtomicBoolean();
+        Channel a = connect(loop, at, o -> { }, new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ReferenceCountUtil.release(msg);
+                roundTrips.incrementAndGet();
+                if (!stop.get()) {
+                    ctx.writeAndFlush(Unpooled.directBuffer(64).writeBytes(pattern(64, 1)));
+                }
+            }
+        }).sync().channel();
+        Channel b = connect(loop, at, o -> { }, new ChannelInboundHandlerAdapter()).sync().channel();
+        a.writeAndFlush(Unpooled.directBuffer(64).writeBytes(pattern(64, 1)));
+        Await.until(() -> roundTrips.get() >= 50, "the ping-pong runs");
+        boolean slowed = slowQueuePairDestroys(500);
+        try {
+            long atClose = roundTrips.get();
+            long start = System.nanoTime();
+            b.close().sync();
+            long closeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            long duringDestroy = roundTrips.get() - atClose;
+            if (slowed) {
+                assertTrue(closeMillis >= 450, "the close completed after " + closeMillis
+                        + " ms, before the queue pair's destroy returned");
+                assertTrue(duringDestroy >= 3, "the other channel on the loop completed " + duringDestroy
+                        + " round trips while the queue pair's destroy slept");
+            }
+        } finally {
+            slowQueuePairDestroys(0);
         }
         long after = roundTrips.get();
         Await.until(() -> roundTrips.get() >= after + 50, "the ping-pong keeps moving after the close");

@@ -25,6 +25,12 @@ class SoftwareFabricTransportTest extends RdmaTransportSuite {
     }
 
     @Override
+    boolean slowQueuePairDestroys(long millis) {
+        SoftwareFabric.instance().destroyQpDelayMillis(millis);
+        return true;
+    }
+
+    @Override
     Map<String, Integer> resources() {
         return SoftwareFabric.instance().resourceCounts();
     }

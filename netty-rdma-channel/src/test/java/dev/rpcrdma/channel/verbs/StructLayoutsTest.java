@@ -44,6 +44,7 @@ class StructLayoutsTest {
         off("IbvContext.OPS_REQ_NOTIFY_CQ", "ibv_context", "ops.req_notify_cq");
         off("IbvContext.OPS_POST_SEND", "ibv_context", "ops.post_send");
         off("IbvContext.OPS_POST_RECV", "ibv_context", "ops.post_recv");
+        off("IbvContext.OPS_POST_SRQ_RECV", "ibv_context", "ops.post_srq_recv");
         off("IbvContext.NUM_COMP_VECTORS", "ibv_context", "num_comp_vectors");
 
         off("IbvPd.CONTEXT", "ibv_pd", "context");
@@ -138,6 +139,12 @@ class StructLayoutsTest {
         off("IbvQpCap.MAX_RECV_SGE", "ibv_qp_cap", "max_recv_sge");
         off("IbvQpCap.MAX_INLINE_DATA", "ibv_qp_cap", "max_inline_data");
         size("IbvQpCap.SIZE", "ibv_qp_cap");
+
+        off("IbvSrq.CONTEXT", "ibv_srq", "context");
+        off("IbvSrqInitAttr.MAX_WR", "ibv_srq_init_attr", "attr.max_wr");
+        off("IbvSrqInitAttr.MAX_SGE", "ibv_srq_init_attr", "attr.max_sge");
+        off("IbvSrqInitAttr.SRQ_LIMIT", "ibv_srq_init_attr", "attr.srq_limit");
+        size("IbvSrqInitAttr.SIZE", "ibv_srq_init_attr");
 
         off("IbvQpInitAttr.QP_CONTEXT", "ibv_qp_init_attr", "qp_context");
         off("IbvQpInitAttr.SEND_CQ", "ibv_qp_init_attr", "send_cq");

@@ -7,6 +7,7 @@ import dev.rpcrdma.channel.fabric.ConnectionParameters;
 import dev.rpcrdma.channel.fabric.ProtectionDomain;
 import dev.rpcrdma.channel.fabric.QpCapabilities;
 import dev.rpcrdma.channel.fabric.QueuePair;
+import dev.rpcrdma.channel.fabric.SharedReceiveQueue;
 import dev.rpcrdma.channel.fabric.VerbsDevice;
 import dev.rpcrdma.channel.verbs.ConnParam;
 import dev.rpcrdma.channel.verbs.NativeCallException;
@@ -89,10 +90,18 @@ final class NativeCmId implements CmId {
     @Override
     public QueuePair createQueuePair(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
                                      QpCapabilities c) throws IOException {
+        return createQueuePair(pd, sendCq, recvCq, null, c);
+    }
+
+    @Override
+    public QueuePair createQueuePair(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
+                                     SharedReceiveQueue srq, QpCapabilities c) throws IOException {
         NativeDevice device = (NativeDevice) device();
+        // With an SRQ the QP has no receive queue of its own: max_recv_wr and max_recv_sge are ignored.
         QpCap granted = RdmaCm.createQp(id, ((NativeProtectionDomain) pd).pd, ((NativeCompletionQueue) sendCq).cq,
-                ((NativeCompletionQueue) recvCq).cq,
-                new QpCap(c.maxSendWr, c.maxRecvWr, c.maxSendSge, c.maxRecvSge, c.maxInlineData), false);
+                ((NativeCompletionQueue) recvCq).cq, srq == null ? 0 : ((NativeSharedReceiveQueue) srq).srq,
+                new QpCap(c.maxSendWr, srq == null ? c.maxRecvWr : 0, c.maxSendSge, srq == null ? c.maxRecvSge : 0,
+                        c.maxInlineData), false);
         qp = new NativeQueuePair(this, RdmaCm.qp(id), new QpCapabilities(granted.maxSendWr(), granted.maxRecvWr(),
                 granted.maxSendSge(), granted.maxRecvSge(), granted.maxInlineData()), device);
         return qp;

@@ -48,6 +48,11 @@ final class NativeCompletionArray implements CompletionArray {
     }
 
     @Override
+    public int qpNum(int i) {
+        return wcs.qpNum(i);
+    }
+
+    @Override
     public int vendorError(int i) {
         return wcs.vendorErr(i);
     }

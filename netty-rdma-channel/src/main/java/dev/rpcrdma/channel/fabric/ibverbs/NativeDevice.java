@@ -50,6 +50,11 @@ final class NativeDevice implements VerbsDevice {
     }
 
     @Override
+    public int maxCqe() {
+        return attributes.maxCqe();
+    }
+
+    @Override
     public ProtectionDomain allocProtectionDomain() throws IOException {
         return new NativeProtectionDomain(Verbs.allocPd(context));
     }

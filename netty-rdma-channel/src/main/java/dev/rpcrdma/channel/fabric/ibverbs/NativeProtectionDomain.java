@@ -4,6 +4,7 @@ import dev.rpcrdma.channel.verbs.NativeCallException;
 import dev.rpcrdma.channel.fabric.MemoryRegion;
 import dev.rpcrdma.channel.fabric.MemoryWindow;
 import dev.rpcrdma.channel.fabric.ProtectionDomain;
+import dev.rpcrdma.channel.fabric.SharedReceiveQueue;
 import dev.rpcrdma.channel.verbs.IbvConstants;
 import dev.rpcrdma.channel.verbs.Verbs;
 
@@ -31,6 +32,17 @@ final class NativeProtectionDomain implements ProtectionDomain {
     public MemoryWindow allocMemoryWindow() throws IOException {
         try {
             return new NativeMemoryWindow(Verbs.allocMw(pd, IbvConstants.IBV_MW_TYPE_2));
+        } catch (NativeCallException e) {
+            throw NativeErrors.of(e);
+        }
+    }
+
+    @Override
+    public SharedReceiveQueue createSharedReceiveQueue(int maxWr) throws IOException {
+        try {
+            int[] granted = new int[1];
+            long srq = Verbs.createSrq(pd, maxWr, 1, granted);
+            return new NativeSharedReceiveQueue(srq, granted[0]);
         } catch (NativeCallException e) {
             throw NativeErrors.of(e);
         }

@@ -10,6 +10,7 @@ import dev.rpcrdma.channel.fabric.FabricException;
 import dev.rpcrdma.channel.fabric.ProtectionDomain;
 import dev.rpcrdma.channel.fabric.QpCapabilities;
 import dev.rpcrdma.channel.fabric.QueuePair;
+import dev.rpcrdma.channel.fabric.SharedReceiveQueue;
 import dev.rpcrdma.channel.fabric.VerbsDevice;
 
 import java.io.IOException;
@@ -140,6 +141,12 @@ final class SoftCmId implements CmId {
     @Override
     public QueuePair createQueuePair(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
                                      QpCapabilities capabilities) throws IOException {
+        return createQueuePair(pd, sendCq, recvCq, null, capabilities);
+    }
+
+    @Override
+    public QueuePair createQueuePair(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
+                                     SharedReceiveQueue srq, QpCapabilities capabilities) throws IOException {
         synchronized (fabric.lock) {
             checkAlive();
             if (device == null) {
@@ -156,8 +163,13 @@ final class SoftCmId implements CmId {
                         FabricException.EINVAL);
             }
             SoftProtectionDomain spd = (SoftProtectionDomain) pd;
+            SoftSharedReceiveQueue s = (SoftSharedReceiveQueue) srq;
+            if (s != null && (s.destroyed || s.pd != spd)) {
+                throw new FabricException("rdma_create_qp: the SRQ is destroyed or of another PD",
+                        FabricException.EINVAL);
+            }
             spd.users++;
-            qp = new SoftQueuePair(fabric, spd, (SoftCompletionQueue) sendCq, (SoftCompletionQueue) recvCq, c,
+            qp = new SoftQueuePair(fabric, spd, (SoftCompletionQueue) sendCq, (SoftCompletionQueue) recvCq, s, c,
                     fabric.nextQpNum());
             return qp;
         }

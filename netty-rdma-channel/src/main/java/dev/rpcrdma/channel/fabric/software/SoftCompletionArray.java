@@ -10,6 +10,7 @@ final class SoftCompletionArray implements CompletionArray {
     final int[] byteLength;
     final int[] flags;
     final int[] invalidatedRkey;
+    final int[] qpNum;
 
     SoftCompletionArray(int capacity) {
         wrId = new long[capacity];
@@ -18,6 +19,7 @@ final class SoftCompletionArray implements CompletionArray {
         byteLength = new int[capacity];
         flags = new int[capacity];
         invalidatedRkey = new int[capacity];
+        qpNum = new int[capacity];
     }
 
     void set(int i, SoftCompletion c) {
@@ -27,6 +29,7 @@ final class SoftCompletionArray implements CompletionArray {
         byteLength[i] = c.byteLength;
         flags[i] = c.flags;
         invalidatedRkey[i] = c.invalidatedRkey;
+        qpNum[i] = c.qpNum;
     }
 
     @Override
@@ -62,6 +65,11 @@ final class SoftCompletionArray implements CompletionArray {
     @Override
     public int invalidatedRkey(int i) {
         return invalidatedRkey[i];
+    }
+
+    @Override
+    public int qpNum(int i) {
+        return qpNum[i];
     }
 
     @Override

@@ -42,6 +42,11 @@ final class SoftDevice implements VerbsDevice {
     }
 
     @Override
+    public int maxCqe() {
+        return MAX_CQE;
+    }
+
+    @Override
     public int maxQpWr() {
         return MAX_QP_WR;
     }

@@ -5,6 +5,7 @@ import dev.rpcrdma.channel.fabric.FabricException;
 import dev.rpcrdma.channel.fabric.MemoryRegion;
 import dev.rpcrdma.channel.fabric.MemoryWindow;
 import dev.rpcrdma.channel.fabric.ProtectionDomain;
+import dev.rpcrdma.channel.fabric.SharedReceiveQueue;
 
 import java.io.IOException;
 
@@ -46,6 +47,19 @@ final class SoftProtectionDomain implements ProtectionDomain {
             mw.rkey = fabric.allocateKey(mw);
             users++;
             return mw;
+        }
+    }
+
+    @Override
+    public SharedReceiveQueue createSharedReceiveQueue(int maxWr) throws IOException {
+        if (maxWr <= 0 || maxWr > SoftDevice.MAX_QP_WR) {
+            throw new FabricException("ibv_create_srq: max_wr " + maxWr + " out of range", FabricException.EINVAL);
+        }
+        synchronized (fabric.lock) {
+            checkOpen();
+            SoftSharedReceiveQueue srq = new SoftSharedReceiveQueue(fabric, this, maxWr);
+            users++;
+            return srq;
         }
     }
 

@@ -47,12 +47,18 @@ final class SoftQueuePair implements QueuePair {
     private int unsignaledDone;
     private boolean scheduled;
     boolean destroyed;
+    /** The shared receive queue this pair's Sends land in, or null (its own receive queue). */
+    private final SoftSharedReceiveQueue srq;
     /** In error, the flush not done yet ({@link SoftwareFabric#flushDelayMillis(long)}). */
     private boolean flushPending;
 
     SoftQueuePair(SoftwareFabric fabric, SoftProtectionDomain pd, SoftCompletionQueue sendCq,
-                  SoftCompletionQueue recvCq, QpCapabilities caps, int qpNum) {
+                  SoftCompletionQueue recvCq, SoftSharedReceiveQueue srq, QpCapabilities caps, int qpNum) {
         this.fabric = fabric;
+        this.srq = srq;
+        if (srq != null) {
+            srq.users++;
+        }
         this.pd = pd;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
@@ -151,6 +157,9 @@ final class SoftQueuePair implements QueuePair {
         if (destroyed || state == QpState.RESET) {
             throw new FabricException("ibv_post_recv: QP not ready", FabricException.EINVAL);
         }
+        if (srq != null) {
+            throw new FabricException("ibv_post_recv: the QP receives through an SRQ", FabricException.EINVAL);
+        }
         if (rq.isFull()) {
             throw new FabricException("ibv_post_recv: receive queue full (" + caps.maxRecvWr + ")",
                     FabricException.ENOMEM);
@@ -171,6 +180,14 @@ final class SoftQueuePair implements QueuePair {
 
     @Override
     public void close() {
+        long delay = fabric.destroyQpDelayMillis;
+        if (delay > 0) {
+            try {
+                Thread.sleep(delay);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         synchronized (fabric.lock) {
             if (destroyed) {
                 return;
@@ -181,6 +198,9 @@ final class SoftQueuePair implements QueuePair {
             sq.clear();
             rq.clear();
             pd.users--;
+            if (srq != null) {
+                srq.users--;
+            }
         }
     }
 
@@ -280,7 +300,9 @@ final class SoftQueuePair implements QueuePair {
             fail(wr, WcStatus.LOC_PROT_ERR);
             return true;
         }
-        SoftRecvWr r = p.rq.peek();
+        // With a shared receive queue, whichever of its queue pairs a Send reaches first consumes the next receive.
+        SlotRing<SoftRecvWr> receives = p.srq != null ? p.srq.rq : p.rq;
+        SoftRecvWr r = receives.peek();
         if (r == null) {
             if (rnrRetryCount == RNR_RETRY_INFINITE || wr.rnrAttempts++ < rnrRetryCount) {
                 return false;
@@ -288,7 +310,7 @@ final class SoftQueuePair implements QueuePair {
             fail(wr, WcStatus.RNR_RETRY_EXC_ERR);
             return true;
         }
-        p.rq.poll();
+        receives.poll();
         int len = (int) wr.totalLength;
         if (len > r.length) {
             p.completeRecv(r.wrId, WcStatus.LOC_LEN_ERR, 0, 0, 0);

@@ -34,6 +34,8 @@ public final class SoftwareFabric implements Fabric {
      * asynchronously; tests set this to hold a closing channel in its drain.
      */
     volatile long flushDelayMillis;
+    /** How long {@code ibv_destroy_qp} sleeps before destroying (0: it returns at once). */
+    volatile long destroyQpDelayMillis;
     volatile boolean likeRxe;
     /** Fault injection: how many of the next {@code ibv_post_send} calls fail (see {@link #failPostSends(int)}). */
     private final AtomicInteger postSendFailures = new AtomicInteger();
@@ -81,6 +83,18 @@ public final class SoftwareFabric implements Fabric {
             throw new IllegalArgumentException("millis: " + millis + " (expected >= 0)");
         }
         flushDelayMillis = millis;
+    }
+
+    /**
+     * Makes {@code ibv_destroy_qp} sleep {@code millis} before it destroys (0, the default: it returns at once), as
+     * Soft-RoCE's did for about 50 s while the peer still had traffic for the queue pair; a caller on an event loop
+     * would stall the loop that long.
+     */
+    public void destroyQpDelayMillis(long millis) {
+        if (millis < 0) {
+            throw new IllegalArgumentException("millis: " + millis + " (expected >= 0)");
+        }
+        destroyQpDelayMillis = millis;
     }
 
     /**

@@ -1,0 +1,429 @@
+package dev.rpcrdma.channel;
+
+import dev.rpcrdma.channel.fabric.CompletionArray;
+import dev.rpcrdma.channel.fabric.CompletionChannel;
+import dev.rpcrdma.channel.fabric.CompletionQueue;
+import dev.rpcrdma.channel.fabric.ProtectionDomain;
+import dev.rpcrdma.channel.fabric.VerbsDevice;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.IntObjectMap;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The verbs objects one {@link RdmaIoHandler} shares on one device among its channels: a protection domain, one
+ * completion channel (one fd in the loop's epoll set, however many connections) and the completion queues every
+ * queue pair of the loop on that device completes into. A completion is routed to its channel by the channel id in
+ * its {@code wr_id} ({@link WorkRequestIds}, like io_uring's {@code user_data}) through a primitive map, so one
+ * iteration of the loop polls a handful of queues, not one per connection.
+ *
+ * <h2>Sizing</h2>
+ * Each queue pair reserves its send and receive depths in one queue ({@link #attach}); a queue is never asked to
+ * hold more than its capacity, so it cannot overrun. When no queue has room a new one is created, twice the size
+ * of the queues so far (at least {@value #MIN_CQE} entries, at most the device's {@code max_cqe}), so the number of
+ * queues grows with the logarithm of the connections. A queue pair destroyed before its work requests all came back
+ * (the close backstop) keeps its reservation: completions of a destroyed queue pair may still sit in the queue.
+ *
+ * <h2>Lifetime</h2>
+ * Created by the handler when the first channel of the loop sets up its queue pair on the device; each channel holds
+ * a reference from then until its memory is deregistered ({@link #release()}), and the last release destroys the
+ * queues, the completion channel and the protection domain (after the current poll batch when it comes from one), so
+ * an idle loop holds no device objects. A channel whose queue pair could not be destroyed never releases: its queue
+ * pair keeps the PD and CQ it was created on. The loop's {@code destroy()} destroys what is left. Event-loop
+ * confined.
+ */
+final class LoopDevice {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(LoopDevice.class);
+    /** Smallest completion queue created. */
+    static final int MIN_CQE = 1024;
+    /** Completion events acknowledged per {@code ibv_ack_cq_events}. */
+    private static final int ACK_BATCH = 32;
+
+    private final RdmaIoHandler handler;
+    final VerbsDevice device;
+    private final int batch;
+    private final IntObjectMap<RdmaChannel> channels = new IntObjectHashMap<>();
+    /** Channels whose queue pair receives through a shared receive queue, by queue pair number. */
+    private final IntObjectMap<RdmaChannel> byQpNum = new IntObjectHashMap<>();
+    /** The loop's shared receive queues on the device (one per receive buffer size), by index. */
+    private SharedReceives[] shared = new SharedReceives[0];
+    private final List<RdmaChannel> touched = new ArrayList<>();
+    ProtectionDomain pd;
+    CompletionChannel compChannel;
+    /** Copy-on-write: a channel attached during a poll batch may add a queue. */
+    private Cq[] cqs = new Cq[0];
+    private int references;
+    private boolean polling;
+    private boolean destroyed;
+
+    private LoopDevice(RdmaIoHandler handler, VerbsDevice device, int batch) {
+        this.handler = handler;
+        this.device = device;
+        this.batch = batch;
+    }
+
+    /** Allocates the protection domain and the completion channel (queues come with the first channel). */
+    static LoopDevice create(RdmaIoHandler handler, VerbsDevice device, int batch) throws IOException {
+        LoopDevice d = new LoopDevice(handler, device, batch);
+        try {
+            d.pd = device.allocProtectionDomain();
+            d.compChannel = device.createCompletionChannel();
+            return d;
+        } catch (Throwable t) {
+            d.destroy();
+            throw t;
+        }
+    }
+
+    int fd() {
+        return compChannel.fd();
+    }
+
+    /** Channels attached (queue pairs created on this device's queues and not destroyed). */
+    int channels() {
+        return channels.size();
+    }
+
+    /** Completion queues. */
+    int completionQueues() {
+        return cqs.length;
+    }
+
+    /**
+     * Reserves {@code entries} completions for {@code channel}'s queue pair in a queue with room (creating one if
+     * none has) and takes a reference; returns the queue to create the queue pair on.
+     */
+    Cq attach(RdmaChannel channel, int channelId, int entries) throws IOException {
+        if (destroyed) {
+            throw new IllegalStateException("loop device destroyed");
+        }
+        int maxCqe = device.maxCqe();
+        if (entries > maxCqe) {
+            if (references == 0) {
+                handler.destroyLoopDevice(this);
+            }
+            throw new RdmaException("a queue pair of " + entries + " work requests exceeds the device's max_cqe "
+                    + maxCqe + ": lower SEND_QUEUE_DEPTH or RECEIVE_QUEUE_DEPTH");
+        }
+        Cq target = null;
+        long total = 0;
+        for (Cq q : cqs) {
+            total += q.capacity;
+            if (target == null && q.capacity - q.reserved >= entries) {
+                target = q;
+            }
+        }
+        if (target == null) {
+            int size = (int) Math.min(maxCqe, Math.max(Math.max(entries, MIN_CQE), 2 * total));
+            CompletionQueue queue;
+            try {
+                queue = device.createCompletionQueue(size, compChannel);
+            } catch (Throwable t) {
+                if (references == 0) {
+                    handler.destroyLoopDevice(this);
+                }
+                throw t;
+            }
+            target = new Cq(queue, queue.newCompletionArray(batch), size);
+            Cq[] more = Arrays.copyOf(cqs, cqs.length + 1);
+            more[cqs.length] = target;
+            cqs = more;
+        }
+        target.reserved += entries;
+        channels.put(channelId, channel);
+        references++;
+        return target;
+    }
+
+    /**
+     * A queue of {@code entries} that no queue pair reserves in: the receive CQ of a shared receive queue, which
+     * holds at most that many receives.
+     */
+    Cq dedicatedCq(int entries) throws IOException {
+        CompletionQueue queue = device.createCompletionQueue(entries, compChannel);
+        Cq q = new Cq(queue, queue.newCompletionArray(batch), entries);
+        q.reserved = entries;
+        Cq[] more = Arrays.copyOf(cqs, cqs.length + 1);
+        more[cqs.length] = q;
+        cqs = more;
+        return q;
+    }
+
+    /**
+     * The loop's shared receive queue for receive buffers of {@code bufferSize} bytes, created (with
+     * {@code depth} receives and {@code spare} spare buffers) if there is none yet.
+     */
+    SharedReceives sharedReceives(int depth, int bufferSize, int spare, io.netty.buffer.ByteBufAllocator alloc)
+            throws IOException {
+        for (SharedReceives s : shared) {
+            if (s.bufferSize == bufferSize) {
+                return s;
+            }
+        }
+        SharedReceives s = SharedReceives.create(this, shared.length, depth, bufferSize, spare, alloc);
+        SharedReceives[] more = Arrays.copyOf(shared, shared.length + 1);
+        more[shared.length] = s;
+        shared = more;
+        return s;
+    }
+
+    /** Routes shared receive completions of queue pair {@code qpNum} to {@code channel}. */
+    void receivesThroughSrq(int qpNum, RdmaChannel channel) {
+        byQpNum.put(qpNum, channel);
+    }
+
+    /**
+     * {@code channelId}'s queue pair ({@code qpNum}) is destroyed: no more completions are routed to it; its
+     * reservation in {@code cq} goes back when every work request came back ({@code drained}).
+     */
+    void detach(int channelId, int qpNum, Cq cq, int entries, boolean drained) {
+        channels.remove(channelId);
+        byQpNum.remove(qpNum);
+        if (drained && cq != null) {
+            cq.reserved -= entries;
+        }
+    }
+
+    /**
+     * Takes a reference that is not a channel's (e.g. memory registered on {@link #pd} for all the loop's connections
+     * on the device): the objects stay until it is {@link #release() released} too. Loop thread.
+     */
+    void retain() {
+        if (destroyed) {
+            throw new IllegalStateException("loop device destroyed");
+        }
+        references++;
+    }
+
+    /** Drops a reference; the last one destroys the device objects (after the batch when polling). */
+    void release() {
+        if (--references == 0 && !polling) {
+            handler.destroyLoopDevice(this);
+        }
+    }
+
+    /**
+     * Polls the hot queues (every queue when {@code includeArmed}) up to the loop's batch each, dispatching every
+     * completion to its channel; then each channel that had completions finishes its batch (fires
+     * {@code channelReadComplete}, writes more, or finishes a delayed close). A poll that finds nothing leaves the
+     * queue cold. Returns the completions.
+     */
+    int poll(boolean includeArmed) {
+        if (destroyed) {
+            return 0;
+        }
+        int work = 0;
+        polling = true;
+        try {
+            for (Cq q : cqs) {
+                if (!q.hot && !includeArmed) {
+                    continue;
+                }
+                int n = poll(q);
+                if (n > 0) {
+                    q.hot = true;
+                    work += n;
+                }
+            }
+        } finally {
+            for (int i = 0; i < touched.size(); i++) {
+                RdmaChannel ch = touched.get(i);
+                try {
+                    ch.completionsDone();
+                } catch (Throwable t) {
+                    logger.warn("{} failed to finish its completion batch", ch, t);
+                }
+            }
+            touched.clear();
+            polling = false;
+        }
+        if (references == 0) {
+            handler.destroyLoopDevice(this);
+        }
+        return work;
+    }
+
+    /** Whether some queue is cold (armed: its completions are announced on the completion channel only). */
+    boolean anyCold() {
+        for (Cq q : cqs) {
+            if (!q.hot) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private int poll(Cq q) {
+        int total = 0;
+        CompletionArray wc = q.completions;
+        try {
+            while (total < batch) {
+                int n = q.queue.poll(wc);
+                for (int i = 0; i < n; i++) {
+                    dispatch(wc, i);
+                }
+                total += n;
+                if (n < wc.capacity()) {
+                    break;
+                }
+            }
+        } catch (IOException e) {
+            failChannelsOn(q, e);
+        }
+        return total;
+    }
+
+    private void dispatch(CompletionArray wc, int i) {
+        long wrId = wc.wrId(i);
+        RdmaChannel ch;
+        if (WorkRequestIds.kind(wrId) == WorkRequestIds.SHARED_RECEIVE) {
+            ch = byQpNum.get(wc.qpNum(i));
+            if (ch == null) {
+                // Its queue pair is gone: the receive goes back to the shared queue.
+                shared[WorkRequestIds.channelId(wrId)].orphan(WorkRequestIds.slot(wrId));
+                return;
+            }
+        } else {
+            ch = channels.get(WorkRequestIds.channelId(wrId));
+        }
+        if (ch == null) {
+            // Only after the close backstop destroyed a queue pair whose work requests had not all come back.
+            logger.debug("completion for a channel no longer attached: wr_id {}", wrId);
+            return;
+        }
+        if (ch.startCompletions()) {
+            touched.add(ch);
+        }
+        try {
+            ch.completion(wc, i);
+        } catch (Throwable t) {
+            logger.warn("{} failed to process a completion", ch, t);
+            ch.recordFailure(t);
+        }
+    }
+
+    /** Arms every hot queue (a queue whose arming fails stays hot and its channels fail). */
+    void arm() {
+        for (Cq q : cqs) {
+            if (q.hot) {
+                try {
+                    q.queue.requestNotify(false);
+                    q.hot = false;
+                } catch (IOException e) {
+                    failChannelsOn(q, e);
+                }
+            }
+        }
+    }
+
+    /**
+     * The completion channel is readable: takes one event (the epoll set is level-triggered, so another queued
+     * event wakes the loop again, and reading until EAGAIN would cost a failing read(2) per wakeup), makes its queue
+     * hot and acknowledges events in batches.
+     */
+    void completionChannelReady() {
+        if (destroyed) {
+            return;
+        }
+        try {
+            CompletionQueue signalled = compChannel.getEvent();
+            for (Cq q : cqs) {
+                if (q.queue == signalled) {
+                    q.hot = true;
+                    if (++q.unackedEvents >= ACK_BATCH) {
+                        q.queue.ackEvents(q.unackedEvents);
+                        q.unackedEvents = 0;
+                    }
+                }
+            }
+        } catch (IOException e) {
+            logger.warn("ibv_get_cq_event failed on {}", device.name(), e);
+            for (RdmaChannel ch : channels.values().toArray(new RdmaChannel[0])) {
+                ch.fail(e);
+            }
+        }
+    }
+
+    private void failChannelsOn(Cq q, IOException e) {
+        for (RdmaChannel ch : channels.values().toArray(new RdmaChannel[0])) {
+            if (ch.completionQueue() == q) {
+                ch.fail(e);
+            }
+        }
+    }
+
+    /**
+     * Destroys, in verbs order, the queues (after acknowledging their events: {@code ibv_destroy_cq} waits for
+     * that), the completion channel and the protection domain. Idempotent.
+     */
+    void destroy() {
+        if (destroyed) {
+            return;
+        }
+        destroyed = true;
+        for (SharedReceives s : shared) {
+            s.destroy();
+        }
+        shared = new SharedReceives[0];
+        for (Cq q : cqs) {
+            if (q.unackedEvents > 0) {
+                q.queue.ackEvents(q.unackedEvents);
+                q.unackedEvents = 0;
+            }
+            close(q.queue, "CQ");
+        }
+        cqs = new Cq[0];
+        close(compChannel, "completion channel");
+        close(pd, "PD");
+    }
+
+    boolean destroyed() {
+        return destroyed;
+    }
+
+    /** References held by channels (for the loop's teardown). */
+    int references() {
+        return references;
+    }
+
+    private static void close(AutoCloseable c, String what) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                logger.warn("failed to destroy the {}", what, e);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LoopDevice(" + device.name() + ", " + channels.size() + " channels, " + cqs.length + " CQs)";
+    }
+
+    /** One completion queue and what is reserved in it. */
+    static final class Cq {
+        final CompletionQueue queue;
+        final CompletionArray completions;
+        final int capacity;
+        int reserved;
+        int unackedEvents;
+        boolean hot = true;
+
+        @Override
+        public String toString() {
+            return "Cq(hot=" + hot + ", reserved=" + reserved + "/" + capacity + ", unacked=" + unackedEvents + ")";
+        }
+
+        Cq(CompletionQueue queue, CompletionArray completions, int capacity) {
+            this.queue = queue;
+            this.completions = completions;
+            this.capacity = capacity;
+        }
+    }
+}

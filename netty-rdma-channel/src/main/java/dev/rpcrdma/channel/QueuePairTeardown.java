@@ -1,0 +1,97 @@
+package dev.rpcrdma.channel;
+
+import dev.rpcrdma.channel.fabric.QueuePair;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Destroys queue pairs off the event loop, then hands the outcome back to it. {@code ibv_destroy_qp} may sleep in
+ * the kernel: on Soft-RoCE (Linux 6.1) it was measured blocking for about 50 s when the peer queue pair still had
+ * traffic for the one being destroyed (a connection closed abruptly with RDMA Reads and Writes in flight). On the
+ * loop, that stalls every connection sharing its completion queue. Linux's own RPC-over-RDMA transports do the same
+ * ({@code svc_rdma_free} runs from a workqueue, not from the context that closed the transport).
+ *
+ * <p>What stays on the loop: the channel's registered memory is freed only after the queue pair is gone (the device
+ * owns no posted memory then), by the continuation the loop runs from {@link #runCompleted()}; so does everything else
+ * that is loop-confined (the loop's completion queue reservation, its PD reference, the RDMA-CM id). The pool of
+ * teardown threads is shared by every loop of the JVM, small and idle threads end.
+ */
+final class QueuePairTeardown {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(QueuePairTeardown.class);
+    /** Destroys that may block at once; more wait in line. */
+    private static final int THREADS = 4;
+    private static final ThreadPoolExecutor EXECUTOR;
+
+    static {
+        EXECUTOR = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                new DefaultThreadFactory("rdma-qp-teardown", true));
+        EXECUTOR.allowCoreThreadTimeOut(true);
+    }
+
+    /** What the loop does once a queue pair's destroy returned: {@code destroyed} false if it failed. */
+    interface Continuation {
+        void queuePairDestroyed(boolean destroyed);
+    }
+
+    private final RdmaIoHandler handler;
+    private final Queue<Runnable> completed = new ConcurrentLinkedQueue<>();
+    /** Destroys handed off and whose continuation has not run yet. Loop thread. */
+    private int pending;
+
+    QueuePairTeardown(RdmaIoHandler handler) {
+        this.handler = handler;
+    }
+
+    /** Destroys {@code qp} on a teardown thread; {@code then} runs on the loop afterwards. Loop thread. */
+    void destroy(QueuePair qp, Continuation then) {
+        pending++;
+        EXECUTOR.execute(() -> {
+            boolean destroyed;
+            try {
+                qp.close();
+                destroyed = true;
+            } catch (Throwable t) {
+                logger.warn("failed to destroy the QP", t);
+                destroyed = false;
+            }
+            boolean outcome = destroyed;
+            completed.add(() -> then.queuePairDestroyed(outcome));
+            handler.wakeup();
+        });
+    }
+
+    /** Whether a destroy returned and its continuation waits. Any thread. */
+    boolean hasCompleted() {
+        return !completed.isEmpty();
+    }
+
+    /** Destroys handed off whose continuation has not run. */
+    int pending() {
+        return pending;
+    }
+
+    /** Runs the continuations of the destroys that returned; their number. Loop thread. */
+    int runCompleted() {
+        if (pending == 0) {
+            return 0;
+        }
+        int n = 0;
+        for (Runnable r; (r = completed.poll()) != null; ) {
+            pending--;
+            n++;
+            try {
+                r.run();
+            } catch (Throwable t) {
+                logger.warn("a queue pair teardown continuation failed", t);
+            }
+        }
+        return n;
+    }
+}

@@ -1,0 +1,172 @@
+package dev.rpcrdma.channel;
+
+import dev.rpcrdma.channel.fabric.AccessFlags;
+import dev.rpcrdma.channel.fabric.MemoryRegion;
+import dev.rpcrdma.channel.fabric.PostException;
+import dev.rpcrdma.channel.fabric.SharedReceiveQueue;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+import java.io.IOException;
+
+/**
+ * One shared receive queue of a {@link LoopDevice} ({@link RdmaChannelOption#SHARED_RECEIVE_QUEUE_DEPTH} on a
+ * server): the accepted connections of the loop on that device with one receive buffer size share its receives and
+ * one registered receive slab ({@link ReceiveBuffers}: {@code depth + batch - 1 + spare} buffers), instead of a receive
+ * queue and slab each. A Send consumes the next posted receive whichever of the queue pairs it arrives on; the
+ * completion (on this queue's own CQ, sized for every receive it holds) names the queue pair, and the loop routes it
+ * to that channel ({@link ReceiveQueue}), which lends or copies the buffer as usual and reposts here (in batches, as
+ * a connection's own receive queue). So the receive memory of an idle connection is its share of one slab.
+ *
+ * <h2>Credits</h2>
+ * What one connection may grant ({@link RdmaChannel#postedReceives()}, RFC 8166 §3.3) is its fair share:
+ * {@code max(1, min(RECEIVE_QUEUE_DEPTH, depth / connections))}. The queue is replenished as receives are consumed,
+ * but the shares are a promise on average only: when connections together send more than the queue holds, a Send
+ * meets RNR and the peer retries (forever with the default {@link RdmaChannelOption#RNR_RETRY_COUNT} 7) until a
+ * receive is reposted: back-pressure, as the Linux server (svcrdma) has with its shared receive queue.
+ *
+ * <h2>Ownership</h2>
+ * A queue pair moved to error does not flush shared receives: closing a channel waits for its send queue only. A
+ * receive that completes after its channel is gone is reposted. The queue, the slab's registration and the slab
+ * (once every lent buffer is back) go with the loop device, after every queue pair using the queue is destroyed:
+ * destroying the queue discards what is posted, after which the device owns none of the slab. Event-loop confined.
+ */
+final class SharedReceives {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(SharedReceives.class);
+
+    /** Its index in the loop device: the channel-id field of its receives' {@code wr_id}. */
+    final int index;
+    final int bufferSize;
+    final int depth;
+    final int queueSize;
+    private final int batch;
+    final SharedReceiveQueue srq;
+    final LoopDevice.Cq cq;
+    final ReceiveBuffers buffers;
+    private MemoryRegion region;
+    private final long[] pendingWrIds;
+    private final long[] pendingAddresses;
+    private int pendingCount;
+    /** Receives posted (owned by the device). */
+    private int posted;
+    /** Channels whose queue pair uses the queue. */
+    int connections;
+
+    private SharedReceives(int index, int bufferSize, int depth, int batch, SharedReceiveQueue srq, LoopDevice.Cq cq,
+                           ReceiveBuffers buffers) {
+        this.index = index;
+        this.bufferSize = bufferSize;
+        this.depth = depth;
+        this.batch = batch;
+        this.queueSize = depth + batch - 1;
+        this.srq = srq;
+        this.cq = cq;
+        this.buffers = buffers;
+        pendingWrIds = new long[batch];
+        pendingAddresses = new long[batch];
+    }
+
+    /** Creates the queue, its CQ and slab, and posts every receive. */
+    static SharedReceives create(LoopDevice loop, int index, int depth, int bufferSize, int spare,
+                                 ByteBufAllocator alloc) throws IOException {
+        int d = Math.max(1, Math.min(depth, loop.device.maxQpWr() - RdmaEndpoint.MAX_RECEIVE_POST_BATCH));
+        int batch = Math.max(1, Math.min(RdmaEndpoint.MAX_RECEIVE_POST_BATCH, d / 8));
+        long bytes = (long) (d + batch - 1 + spare) * bufferSize;
+        if (bytes > RdmaEndpoint.MAX_SLAB_BYTES) {
+            throw new RdmaException("the shared receive slab would be " + bytes + " bytes, more than "
+                    + RdmaEndpoint.MAX_SLAB_BYTES + ": lower SHARED_RECEIVE_QUEUE_DEPTH, RECEIVE_SPARE_BUFFERS or "
+                    + "RECEIVE_BUFFER_SIZE");
+        }
+        SharedReceiveQueue srq = loop.pd.createSharedReceiveQueue(d + batch - 1);
+        SharedReceives s = null;
+        try {
+            LoopDevice.Cq cq = loop.dedicatedCq(d + batch - 1);
+            s = new SharedReceives(index, bufferSize, d, batch, srq, cq,
+                    new ReceiveBuffers(alloc, bufferSize, d + batch - 1, spare));
+            s.region = loop.pd.registerMemory(s.buffers.address(), s.buffers.capacity(), AccessFlags.LOCAL_WRITE);
+            for (int slot = 0; slot < s.queueSize; slot++) {
+                srq.postReceive(s.wrId(slot), s.buffers.slotAddress(slot), bufferSize, s.region.lkey());
+                s.posted++;
+            }
+            return s;
+        } catch (Throwable t) {
+            if (s != null) {
+                s.destroy();
+            } else {
+                close(srq, "SRQ");
+            }
+            throw t;
+        }
+    }
+
+    private long wrId(int slot) {
+        return WorkRequestIds.encode(index, WorkRequestIds.SHARED_RECEIVE, slot);
+    }
+
+    /** A receive of the queue completed (its slot is the caller's now). */
+    void consumed() {
+        posted--;
+    }
+
+    /** The credits one of the {@link #connections} may grant, at most {@code connectionDepth}. */
+    int credits(int connectionDepth) {
+        return Math.max(1, Math.min(connectionDepth, depth / Math.max(1, connections)));
+    }
+
+    /**
+     * Queues {@code slot} to be posted again; posts the queue as one chain once it holds a batch. Returns how many
+     * were posted. On {@link PostException}, {@code posted()} of them were.
+     */
+    int repost(int slot) throws IOException {
+        pendingWrIds[pendingCount] = wrId(slot);
+        pendingAddresses[pendingCount] = buffers.slotAddress(slot);
+        if (++pendingCount < batch) {
+            return 0;
+        }
+        int n = pendingCount;
+        pendingCount = 0;
+        try {
+            srq.postReceives(pendingWrIds, pendingAddresses, n, bufferSize, region.lkey());
+        } catch (PostException e) {
+            posted += e.posted();
+            throw e;
+        }
+        posted += n;
+        return n;
+    }
+
+    /** A receive completed for a queue pair whose channel is gone: the slot goes back to the queue. */
+    void orphan(int slot) {
+        consumed();
+        try {
+            repost(slot);
+        } catch (IOException e) {
+            logger.warn("reposting a shared receive failed", e);
+        }
+    }
+
+    /** Destroys the queue (discarding what is posted), then deregisters and closes the slab. */
+    void destroy() {
+        if (close(srq, "SRQ")) {
+            close(region, "shared receive MR");
+            region = null;
+            buffers.close();
+        } else {
+            logger.error("the shared receive queue could not be destroyed; leaking its slab rather than freeing it "
+                    + "under the device");
+        }
+    }
+
+    private static boolean close(AutoCloseable c, String what) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                logger.warn("failed to destroy the {}", what, e);
+                return false;
+            }
+        }
+        return true;
+    }
+}
