@@ -375,11 +375,11 @@ final class LoopDevice {
                 q.queue.ackEvents(q.unackedEvents);
                 q.unackedEvents = 0;
             }
-            close(q.queue, "CQ");
+            VerbsObjects.destroy(q.queue, "CQ");
         }
         cqs = new Cq[0];
-        close(compChannel, "completion channel");
-        close(pd, "PD");
+        VerbsObjects.destroy(compChannel, "completion channel");
+        VerbsObjects.destroy(pd, "PD");
     }
 
     boolean destroyed() {
@@ -391,15 +391,6 @@ final class LoopDevice {
         return references;
     }
 
-    private static void close(AutoCloseable c, String what) {
-        if (c != null) {
-            try {
-                c.close();
-            } catch (Exception e) {
-                logger.warn("failed to destroy the {}", what, e);
-            }
-        }
-    }
 
     @Override
     public String toString() {

@@ -217,7 +217,7 @@ final class RdmaEndpoint {
         if (qpTeardown != QP_HERE) {
             return false; // its destroy is under way on a teardown thread, or failed there: keep what it may use
         }
-        boolean qpGone = close(qp, "QP");
+        boolean qpGone = VerbsObjects.destroy(qp, "QP");
         if (qpGone) {
             qp = null;
         }
@@ -240,8 +240,8 @@ final class RdmaEndpoint {
             pool.close();
             pool = null;
         }
-        close(receiveRegion, "receive MR");
-        close(sendRegion, "send MR");
+        VerbsObjects.destroy(receiveRegion, "receive MR");
+        VerbsObjects.destroy(sendRegion, "send MR");
         receiveRegion = null;
         sendRegion = null;
         if (receives != null) {
@@ -260,16 +260,4 @@ final class RdmaEndpoint {
         }
     }
 
-    /** Destroys {@code c}; false if that failed (true when there was nothing to destroy). */
-    private static boolean close(AutoCloseable c, String what) {
-        if (c != null) {
-            try {
-                c.close();
-            } catch (Exception e) {
-                logger.warn("failed to destroy the {}", what, e);
-                return false;
-            }
-        }
-        return true;
-    }
 }

@@ -94,7 +94,7 @@ final class SharedReceives {
             if (s != null) {
                 s.destroy();
             } else {
-                close(srq, "SRQ");
+                VerbsObjects.destroy(srq, "SRQ");
             }
             throw t;
         }
@@ -148,8 +148,8 @@ final class SharedReceives {
 
     /** Destroys the queue (discarding what is posted), then deregisters and closes the slab. */
     void destroy() {
-        if (close(srq, "SRQ")) {
-            close(region, "shared receive MR");
+        if (VerbsObjects.destroy(srq, "SRQ")) {
+            VerbsObjects.destroy(region, "shared receive MR");
             region = null;
             buffers.close();
         } else {
@@ -158,15 +158,4 @@ final class SharedReceives {
         }
     }
 
-    private static boolean close(AutoCloseable c, String what) {
-        if (c != null) {
-            try {
-                c.close();
-            } catch (Exception e) {
-                logger.warn("failed to destroy the {}", what, e);
-                return false;
-            }
-        }
-        return true;
-    }
 }
