@@ -34,7 +34,7 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
     private volatile int maxSendSize = 4096;
     private volatile int maxInlineData = 64;
     private volatile int rnrRetryCount = 7;
-    private volatile int retryCount = 7;
+    private volatile int retryCount = 6;
     private volatile int responderResources = 16;
     private volatile int initiatorDepth = 16;
     private volatile int memoryPoolSlabSize = 4 << 20;

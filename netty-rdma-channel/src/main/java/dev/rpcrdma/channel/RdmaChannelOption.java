@@ -56,7 +56,12 @@ public final class RdmaChannelOption {
     public static final ChannelOption<Integer> MAX_INLINE_DATA = ChannelOption.valueOf("RDMA_MAX_INLINE_DATA");
     /** {@code rnr_retry_count} granted to the peer's sends (0..7, 7 = forever; default 7). */
     public static final ChannelOption<Integer> RNR_RETRY_COUNT = ChannelOption.valueOf("RDMA_RNR_RETRY_COUNT");
-    /** {@code retry_count} of the transport (0..7; default 7). */
+    /**
+     * {@code retry_count} of the transport: how many times a request without an acknowledgement is sent again before
+     * its work request fails with {@code IBV_WC_RETRY_EXC_ERR} and the connection errs (0..7; default 6, as Linux's
+     * xprtrdma: a peer that is gone is noticed and the RPC layer reconnects). Soft-RoCE treats 7 as "forever"
+     * ({@code rxe_completer}), as the verbs define only for {@code rnr_retry_count}.
+     */
     public static final ChannelOption<Integer> RETRY_COUNT = ChannelOption.valueOf("RDMA_RETRY_COUNT");
     /** {@code responder_resources}: incoming RDMA Reads in flight (default 16). */
     public static final ChannelOption<Integer> RESPONDER_RESOURCES = ChannelOption.valueOf("RDMA_RESPONDER_RESOURCES");
