@@ -3,9 +3,7 @@ package dev.rpcrdma.oncrpc.client;
 import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
-import dev.rpcrdma.oncrpc.message.OpaqueAuth;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
-import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcReply;
 import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
 import io.netty.channel.ChannelHandlerContext;
@@ -147,12 +145,13 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
         if (call.armTimer) {
             timeouts.add(call, call.channel.eventLoop());
         }
-        RpcCall header = new RpcCall(xid, RpcCall.RPC_VERSION, call.program, call.version, call.procedure,
-                call.options.credential(), OpaqueAuth.NONE, null, call.options.replyDdpItemsUnsafe(),
-                call.options.maxReplySize());
+        // The message and its header come from a pool and go back when the transport releases the message.
+        OutboundRpcMessage message = OutboundRpcMessage.newCall(xid, call.program, call.version, call.procedure,
+                call.options.credential(), call.options.replyDdpItemsUnsafe(), call.options.maxReplySize(),
+                call.args);
         // Held for the write before writing: a reply (or a failure) may complete the call inside writeAndFlush.
         call.holdForWrite();
-        call.channel.writeAndFlush(new OutboundRpcMessage(header, call.args)).addListener(call);
+        call.channel.writeAndFlush(message).addListener(call);
     }
 
     /** Removes and fails a pending call (write failure, timeout, transport event); false if none was pending. */

@@ -9,10 +9,10 @@ public final class RpcReplyException extends RpcException {
 
     private final transient RpcReply reply;
 
-    /** For the given non-success reply. */
+    /** For the given non-success reply (kept as an immutable {@link RpcReply#copy() copy}). */
     public RpcReplyException(RpcReply reply) {
         super("RPC call failed: " + reply);
-        this.reply = reply;
+        this.reply = reply.copy();
     }
 
     /** The reply header (accept_stat, or reject_stat with mismatch range / auth_stat). */

@@ -2,7 +2,9 @@ package dev.rpcrdma.oncrpc.message;
 
 import dev.rpcrdma.oncrpc.xdr.XdrReader;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.util.AbstractReferenceCounted;
+import io.netty.util.Recycler;
 import io.netty.util.ReferenceCounted;
 
 import io.netty.util.internal.ObjectUtil;
@@ -15,34 +17,65 @@ import java.util.Deque;
  *
  * <p>Ownership: reference-counted; owns the inline buffer and the placed buffers not yet taken through
  * {@link XdrReader#readDdpOpaque(int)}. The last handler to use it releases it. Produced by
- * {@link RpcMessageCodec#decode}.
+ * {@link RpcMessageCodec#decode} from a per-thread pool: the message, its reader and its header go back to it when
+ * it is released, so, like a pooled buffer, none of them may be used after the last release ({@link
+ * RpcMessage#copy()} keeps the header).
  */
 public final class InboundRpcMessage extends AbstractReferenceCounted {
 
-    private final RpcMessage header;
-    private final ByteBuf buffer;
-    private final Deque<ByteBuf> placed;
-    private final XdrReader body;
+    private static final Recycler<InboundRpcMessage> POOL = new Recycler<InboundRpcMessage>() {
+        @Override
+        protected InboundRpcMessage newObject(Handle<InboundRpcMessage> handle) {
+            return new InboundRpcMessage(handle);
+        }
+    };
 
-    /** {@code placed} null: inline only (TCP), no deque at all. */
-    InboundRpcMessage(RpcMessage header, ByteBuf buffer, Deque<ByteBuf> placed) {
+    private final Recycler.Handle<InboundRpcMessage> handle;
+    /** Reused with this message. */
+    private final XdrReader body = new XdrReader(Unpooled.EMPTY_BUFFER);
+    private RpcMessage header;
+    private ByteBuf buffer;
+    private Deque<ByteBuf> placed;
+
+    private InboundRpcMessage(Recycler.Handle<InboundRpcMessage> handle) {
+        this.handle = handle;
+    }
+
+    /**
+     * A message from the pool over {@code buffer} (and {@code placed}: null for inline only, TCP), its header not
+     * decoded yet; takes ownership of the buffers.
+     */
+    static InboundRpcMessage pooled(ByteBuf buffer, Deque<ByteBuf> placed) {
+        InboundRpcMessage m = POOL.get();
+        m.setRefCnt(1);
+        m.buffer = buffer;
+        m.placed = placed;
+        m.body.reset(buffer, placed);
+        return m;
+    }
+
+    /** Sets the header decoded through {@link #body()}. */
+    InboundRpcMessage header(RpcMessage header) {
         this.header = header;
-        this.buffer = buffer;
-        this.placed = placed;
-        this.body = placed == null ? new XdrReader(buffer) : new XdrReader(buffer, placed);
+        return this;
+    }
+
+    /** Gives back a message whose header could not be decoded; its buffers stay the caller's. */
+    void discard() {
+        clear();
     }
 
     /** Creates a message from an already-decoded header and a body; takes ownership of the buffers. */
     public static InboundRpcMessage of(RpcMessage header, ByteBuf body, Deque<ByteBuf> placed) {
-        return new InboundRpcMessage(header, body, placed);
+        return pooled(body, placed).header(ObjectUtil.checkNotNull(header, "header").copy());
     }
 
     /** Creates a message from an already-decoded header and an inline body; takes ownership of it. */
     public static InboundRpcMessage of(RpcMessage header, ByteBuf body) {
-        return new InboundRpcMessage(header, ObjectUtil.checkNotNull(body, "body"), null);
+        return of(header, ObjectUtil.checkNotNull(body, "body"), null);
     }
 
-    /** The header. */
+    /** The header; valid until this message is released. */
     public RpcMessage header() {
         return header;
     }
@@ -79,11 +112,25 @@ public final class InboundRpcMessage extends AbstractReferenceCounted {
                 b.release();
             }
         }
+        RpcMessage h = header;
+        clear();
+        if (h != null) {
+            h.recycle();
+        }
+    }
+
+    private void clear() {
+        header = null;
+        buffer = null;
+        placed = null;
+        body.reset(Unpooled.EMPTY_BUFFER, null);
+        handle.recycle(this);
     }
 
     @Override
     public String toString() {
-        return "InboundRpcMessage(" + header + ", body=" + buffer.readableBytes() + " bytes"
+        ByteBuf b = buffer;
+        return "InboundRpcMessage(" + header + ", body=" + (b == null ? "released" : b.readableBytes() + " bytes")
                 + (placed == null || placed.isEmpty() ? "" : ", placed=" + placed.size()) + ')';
     }
 }

@@ -1,5 +1,6 @@
 package dev.rpcrdma.oncrpc.message;
 
+import io.netty.util.Recycler;
 import io.netty.util.internal.ObjectUtil;
 
 import java.util.Arrays;
@@ -26,15 +27,72 @@ public final class RpcCall extends RpcMessage {
     /** No DDP-eligible reply items (shared: a zero-length array has no state). */
     private static final int[] NO_ITEMS = new int[0];
 
-    private final int rpcvers;
-    private final int program;
-    private final int version;
-    private final int procedure;
-    private final OpaqueAuth credential;
-    private final OpaqueAuth verifier;
-    private final AuthStat authError;
-    private final int[] replyDdpItems;
-    private final int maxReplySize;
+    /** Headers carried by pooled messages (see {@link RpcMessage}); per thread, as Netty's pooled buffers. */
+    private static final Recycler<RpcCall> POOL = new Recycler<RpcCall>() {
+        @Override
+        protected RpcCall newObject(Handle<RpcCall> handle) {
+            return new RpcCall(handle);
+        }
+    };
+
+    /** Null for a value made by a constructor (immutable, never recycled). */
+    private final Recycler.Handle<RpcCall> handle;
+    // Not final only for pooled headers (set in init, by the thread that took the header from the pool).
+    private int rpcvers;
+    private int program;
+    private int version;
+    private int procedure;
+    private OpaqueAuth credential;
+    private OpaqueAuth verifier;
+    private AuthStat authError;
+    private int[] replyDdpItems;
+    private int maxReplySize;
+
+    private RpcCall(Recycler.Handle<RpcCall> handle) {
+        super(0);
+        this.handle = handle;
+    }
+
+    /**
+     * A header from the pool, for a message that owns it; {@code replyDdpItems} is kept, not copied (the caller
+     * guarantees it never changes, e.g. {@code CallOptions}' own array).
+     */
+    static RpcCall pooled(int xid, int rpcvers, int program, int version, int procedure, OpaqueAuth credential,
+                          OpaqueAuth verifier, AuthStat authError, int[] replyDdpItems, int maxReplySize) {
+        RpcCall call = POOL.get();
+        call.xid = xid;
+        call.rpcvers = rpcvers;
+        call.program = program;
+        call.version = version;
+        call.procedure = procedure;
+        call.credential = credential;
+        call.verifier = verifier;
+        call.authError = authError;
+        call.replyDdpItems = replyDdpItems.length == 0 ? NO_ITEMS : replyDdpItems;
+        call.maxReplySize = maxReplySize;
+        return call;
+    }
+
+    @Override
+    public boolean isPooled() {
+        return handle != null;
+    }
+
+    @Override
+    public RpcCall copy() {
+        return handle == null ? this : withXid(xid());
+    }
+
+    @Override
+    void recycle() {
+        if (handle != null) {
+            credential = null;
+            verifier = null;
+            authError = null;
+            replyDdpItems = NO_ITEMS;
+            handle.recycle(this);
+        }
+    }
 
     /** A version-2 call with the given credential and an AUTH_NONE verifier, no reply hints. */
     public RpcCall(int xid, int program, int version, int procedure, OpaqueAuth credential) {
@@ -59,6 +117,7 @@ public final class RpcCall extends RpcMessage {
     public RpcCall(int xid, int rpcvers, int program, int version, int procedure, OpaqueAuth credential,
                    OpaqueAuth verifier, AuthStat authError, int[] replyDdpItems, int maxReplySize) {
         super(xid);
+        this.handle = null;
         this.rpcvers = rpcvers;
         this.program = program;
         this.version = version;

@@ -21,6 +21,8 @@ public final class RpcMessageCodec {
 
     /** Bytes of the smallest valid message (a reply with MSG_DENIED AUTH_ERROR: 5 words). */
     public static final int MIN_MESSAGE = 20;
+    /** No reply hints on a decoded call. */
+    private static final int[] NO_ITEMS = new int[0];
 
     private RpcMessageCodec() {
     }
@@ -47,10 +49,11 @@ public final class RpcMessageCodec {
 
     private static InboundRpcMessage decode(ByteBuf record, Deque<ByteBuf> deque, Collection<ByteBuf> placed)
             throws XdrException {
+        InboundRpcMessage message = InboundRpcMessage.pooled(record, deque);
         try {
-            RpcMessage header = decodeHeader(new XdrReader(record));
-            return new InboundRpcMessage(header, record, deque);
+            return message.header(decodeHeader(message.body(), true));
         } catch (XdrException | RuntimeException e) {
+            message.discard();
             record.release();
             if (placed != null) {
                 for (ByteBuf b : placed) {
@@ -65,39 +68,50 @@ public final class RpcMessageCodec {
      * Decodes an rpc_msg header, leaving {@code in} at the first byte of the arguments or results. A call with
      * rpcvers != 2 is returned with only xid and rpcvers set (RFC 5531 §9: the rest may differ). A call whose
      * credential or verifier body exceeds 400 bytes is returned with {@link RpcCall#authError()} set to
-     * AUTH_BADCRED / AUTH_BADVERF, the body not read.
+     * AUTH_BADCRED / AUTH_BADVERF, the body not read. The result is an immutable value.
      */
     public static RpcMessage decodeHeader(XdrReader in) throws XdrException {
+        return decodeHeader(in, false);
+    }
+
+    /** {@link #decodeHeader(XdrReader)} into a pooled header (for a pooled message) or a value. */
+    private static RpcMessage decodeHeader(XdrReader in, boolean pooled) throws XdrException {
         int xid = in.readInt();
         MsgType type = MsgType.valueOf(in.readEnum());
         if (MsgType.CALL.equals(type)) {
-            return decodeCall(xid, in);
+            return decodeCall(xid, in, pooled);
         }
         if (MsgType.REPLY.equals(type)) {
-            return decodeReply(xid, in);
+            return decodeReply(xid, in, pooled);
         }
         throw new XdrException("unknown msg_type " + type.intValue() + " (xid " + Integer.toUnsignedString(xid)
                 + ')');
     }
 
-    private static RpcMessage decodeCall(int xid, XdrReader in) throws XdrException {
+    private static RpcMessage decodeCall(int xid, XdrReader in, boolean pooled) throws XdrException {
         int rpcvers = in.readInt();
         if (rpcvers != RpcCall.RPC_VERSION) {
-            return new RpcCall(xid, rpcvers, 0, 0, 0, OpaqueAuth.NONE, OpaqueAuth.NONE, null, 0, 0);
+            return call(pooled, xid, rpcvers, 0, 0, 0, OpaqueAuth.NONE, OpaqueAuth.NONE, null);
         }
         int prog = in.readInt();
         int vers = in.readInt();
         int proc = in.readInt();
         OpaqueAuth cred = decodeAuth(in);
         if (cred == null) {
-            return new RpcCall(xid, rpcvers, prog, vers, proc, OpaqueAuth.NONE, OpaqueAuth.NONE,
-                    AuthStat.AUTH_BADCRED, 0, 0);
+            return call(pooled, xid, rpcvers, prog, vers, proc, OpaqueAuth.NONE, OpaqueAuth.NONE,
+                    AuthStat.AUTH_BADCRED);
         }
         OpaqueAuth verf = decodeAuth(in);
         if (verf == null) {
-            return new RpcCall(xid, rpcvers, prog, vers, proc, cred, OpaqueAuth.NONE, AuthStat.AUTH_BADVERF, 0, 0);
+            return call(pooled, xid, rpcvers, prog, vers, proc, cred, OpaqueAuth.NONE, AuthStat.AUTH_BADVERF);
         }
-        return new RpcCall(xid, rpcvers, prog, vers, proc, cred, verf, null, 0, 0);
+        return call(pooled, xid, rpcvers, prog, vers, proc, cred, verf, null);
+    }
+
+    private static RpcCall call(boolean pooled, int xid, int rpcvers, int prog, int vers, int proc, OpaqueAuth cred,
+                                OpaqueAuth verf, AuthStat authError) {
+        return pooled ? RpcCall.pooled(xid, rpcvers, prog, vers, proc, cred, verf, authError, NO_ITEMS, 0)
+                : new RpcCall(xid, rpcvers, prog, vers, proc, cred, verf, authError, 0, 0);
     }
 
     /** Returns null when the body length exceeds 400 (RFC 5531 §8.2), without reading the body. */
@@ -113,7 +127,7 @@ public final class RpcMessageCodec {
         return OpaqueAuth.decode(in);
     }
 
-    private static RpcReply decodeReply(int xid, XdrReader in) throws XdrException {
+    private static RpcReply decodeReply(int xid, XdrReader in, boolean pooled) throws XdrException {
         ReplyStat stat = ReplyStat.valueOf(in.readEnum());
         if (ReplyStat.MSG_ACCEPTED.equals(stat)) {
             OpaqueAuth verf = OpaqueAuth.decode(in);
@@ -122,21 +136,27 @@ public final class RpcMessageCodec {
                 throw new XdrException("unknown accept_stat " + accept.intValue());
             }
             if (AcceptStat.PROG_MISMATCH.equals(accept)) {
-                return RpcReply.progMismatch(xid, in.readInt(), in.readInt());
+                return reply(pooled, xid, stat, verf, accept, null, null, in.readInt(), in.readInt());
             }
-            return RpcReply.accepted(xid, verf, accept);
+            return reply(pooled, xid, stat, verf, accept, null, null, 0, 0);
         }
         if (ReplyStat.MSG_DENIED.equals(stat)) {
             RejectStat reject = RejectStat.valueOf(in.readEnum());
             if (RejectStat.RPC_MISMATCH.equals(reject)) {
-                return RpcReply.rpcMismatch(xid, in.readInt(), in.readInt());
+                return reply(pooled, xid, stat, null, null, reject, null, in.readInt(), in.readInt());
             }
             if (RejectStat.AUTH_ERROR.equals(reject)) {
-                return RpcReply.authError(xid, AuthStat.valueOf(in.readEnum()));
+                return reply(pooled, xid, stat, null, null, reject, AuthStat.valueOf(in.readEnum()), 0, 0);
             }
             throw new XdrException("unknown reject_stat " + reject.intValue());
         }
         throw new XdrException("unknown reply_stat " + stat.intValue());
+    }
+
+    private static RpcReply reply(boolean pooled, int xid, ReplyStat stat, OpaqueAuth verf, AcceptStat accept,
+                                  RejectStat reject, AuthStat auth, int low, int high) {
+        return pooled ? RpcReply.pooled(xid, stat, verf, accept, reject, auth, low, high)
+                : RpcReply.value(xid, stat, verf, accept, reject, auth, low, high);
     }
 
     /** Number of bytes {@link #encodeHeader} writes for {@code header}. */

@@ -1,5 +1,6 @@
 package dev.rpcrdma.oncrpc.message;
 
+import io.netty.util.Recycler;
 import io.netty.util.internal.ObjectUtil;
 
 /**
@@ -10,21 +11,44 @@ import io.netty.util.internal.ObjectUtil;
  *   <li>MSG_DENIED: a {@link RejectStat}; RPC_MISMATCH carries the supported low/high RPC versions, AUTH_ERROR an
  *       {@link AuthStat}.</li>
  * </ul>
- * Build replies with the static factories. Immutable.
+ * Build replies with the static factories: immutable values. (A reply header a pooled message carries is valid
+ * only until that message is released: see {@link RpcMessage}.)
  */
 public final class RpcReply extends RpcMessage {
 
-    private final ReplyStat replyStat;
-    private final OpaqueAuth verifier;
-    private final AcceptStat acceptStat;
-    private final RejectStat rejectStat;
-    private final AuthStat authStat;
-    private final int mismatchLow;
-    private final int mismatchHigh;
+    /** Headers carried by pooled messages (see {@link RpcMessage}); per thread, as Netty's pooled buffers. */
+    private static final Recycler<RpcReply> POOL = new Recycler<RpcReply>() {
+        @Override
+        protected RpcReply newObject(Handle<RpcReply> handle) {
+            return new RpcReply(handle);
+        }
+    };
+
+    /** Null for a value made by a factory (immutable, never recycled). */
+    private final Recycler.Handle<RpcReply> handle;
+    // Not final only for pooled headers (set in init, by the thread that took the header from the pool).
+    private ReplyStat replyStat;
+    private OpaqueAuth verifier;
+    private AcceptStat acceptStat;
+    private RejectStat rejectStat;
+    private AuthStat authStat;
+    private int mismatchLow;
+    private int mismatchHigh;
+
+    private RpcReply(Recycler.Handle<RpcReply> handle) {
+        super(0);
+        this.handle = handle;
+    }
 
     private RpcReply(int xid, ReplyStat replyStat, OpaqueAuth verifier, AcceptStat acceptStat,
                      RejectStat rejectStat, AuthStat authStat, int low, int high) {
         super(xid);
+        this.handle = null;
+        init(replyStat, verifier, acceptStat, rejectStat, authStat, low, high);
+    }
+
+    private void init(ReplyStat replyStat, OpaqueAuth verifier, AcceptStat acceptStat, RejectStat rejectStat,
+                      AuthStat authStat, int low, int high) {
         this.replyStat = replyStat;
         this.verifier = verifier;
         this.acceptStat = acceptStat;
@@ -32,6 +56,45 @@ public final class RpcReply extends RpcMessage {
         this.authStat = authStat;
         this.mismatchLow = low;
         this.mismatchHigh = high;
+    }
+
+    /** A header from the pool, for a message that owns it; the arguments were checked by the caller. */
+    static RpcReply pooled(int xid, ReplyStat replyStat, OpaqueAuth verifier, AcceptStat acceptStat,
+                           RejectStat rejectStat, AuthStat authStat, int low, int high) {
+        RpcReply reply = POOL.get();
+        reply.xid = xid;
+        reply.init(replyStat, verifier, acceptStat, rejectStat, authStat, low, high);
+        return reply;
+    }
+
+    /** An immutable value with every field given; the arguments were checked by the caller. */
+    static RpcReply value(int xid, ReplyStat replyStat, OpaqueAuth verifier, AcceptStat acceptStat,
+                          RejectStat rejectStat, AuthStat authStat, int low, int high) {
+        return new RpcReply(xid, replyStat, verifier, acceptStat, rejectStat, authStat, low, high);
+    }
+
+    /** A pooled MSG_ACCEPTED reply with an AUTH_NONE verifier and {@code stat} (not PROG_MISMATCH). */
+    static RpcReply pooledAccepted(int xid, OpaqueAuth verifier, AcceptStat stat) {
+        return pooled(xid, ReplyStat.MSG_ACCEPTED, verifier, stat, null, null, 0, 0);
+    }
+
+    @Override
+    public boolean isPooled() {
+        return handle != null;
+    }
+
+    @Override
+    public RpcReply copy() {
+        return handle == null ? this
+                : new RpcReply(xid(), replyStat, verifier, acceptStat, rejectStat, authStat, mismatchLow, mismatchHigh);
+    }
+
+    @Override
+    void recycle() {
+        if (handle != null) {
+            init(null, null, null, null, null, 0, 0);
+            handle.recycle(this);
+        }
     }
 
     /** MSG_ACCEPTED with the given status (not PROG_MISMATCH: use {@link #progMismatch}). */

@@ -16,6 +16,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
@@ -31,8 +32,17 @@ public final class RpcCallContext {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcCallContext.class);
 
     private final ChannelHandlerContext ctx;
-    private final RpcCall call;
+    // The call header's fields, not the header: the dispatcher's header is pooled with its message, which is
+    // released when the procedure returns, while this context may be answered later from any thread.
+    private final int xid;
+    private final int program;
+    private final int version;
+    private final int procedure;
+    private final OpaqueAuth credential;
+    private final OpaqueAuth verifier;
     private final AuthSysCredential authSys;
+    /** {@link #call()}, built when first asked for. */
+    private volatile RpcCall call;
     private static final AtomicIntegerFieldUpdater<RpcCallContext> REPLIED =
             AtomicIntegerFieldUpdater.newUpdater(RpcCallContext.class, "replied");
 
@@ -45,8 +55,16 @@ public final class RpcCallContext {
 
     RpcCallContext(ChannelHandlerContext ctx, RpcCall call, AuthSysCredential authSys) {
         this.ctx = ctx;
-        this.call = call;
+        this.xid = call.xid();
+        this.program = call.program();
+        this.version = call.version();
+        this.procedure = call.procedure();
+        this.credential = call.credential();
+        this.verifier = call.verifier();
         this.authSys = authSys;
+        if (!call.isPooled()) {
+            this.call = call;
+        }
     }
 
     /** Records this call's reply into {@code metrics} (set by the dispatcher before the procedure runs). */
@@ -58,7 +76,17 @@ public final class RpcCallContext {
 
     /** The call header (xid, program, version, procedure, credential, verifier). */
     public RpcCall call() {
-        return call;
+        RpcCall c = call;
+        if (c == null) {
+            c = new RpcCall(xid, RpcCall.RPC_VERSION, program, version, procedure, credential, verifier, null, 0, 0);
+            call = c;
+        }
+        return c;
+    }
+
+    /** The call's transaction id (RFC 5531 §9), without building {@link #call()}. */
+    public int xid() {
+        return xid;
     }
 
     /** The decoded AUTH_SYS credential, or null if the call used another flavor. */
@@ -113,7 +141,7 @@ public final class RpcCallContext {
 
     /** Replies MSG_ACCEPTED SUCCESS with the given results; takes ownership of {@code results}. */
     public ChannelFuture replySuccess(XdrPayload results) {
-        return send(RpcReply.success(call.xid()), results);
+        return send(null, AcceptStat.SUCCESS, results);
     }
 
     /** Replies MSG_ACCEPTED SUCCESS with no results (void). */
@@ -123,30 +151,39 @@ public final class RpcCallContext {
 
     /** Replies MSG_ACCEPTED with an error status (PROC_UNAVAIL, GARBAGE_ARGS, SYSTEM_ERR, PROG_UNAVAIL). */
     public ChannelFuture replyError(AcceptStat stat) {
-        return send(RpcReply.accepted(call.xid(), OpaqueAuth.NONE, stat), XdrPayload.empty());
+        if (AcceptStat.PROG_MISMATCH.equals(ObjectUtil.checkNotNull(stat, "stat"))) {
+            throw new IllegalArgumentException("PROG_MISMATCH needs low/high: use reply(RpcReply.progMismatch(...))");
+        }
+        return send(null, stat, XdrPayload.empty());
     }
 
     /** Replies MSG_DENIED AUTH_ERROR with the given reason (e.g. AUTH_TOOWEAK for an unsupported flavor). */
     public ChannelFuture replyAuthError(AuthStat why) {
-        return send(RpcReply.authError(call.xid(), why), XdrPayload.empty());
+        return send(RpcReply.authError(xid, why), null, XdrPayload.empty());
     }
 
     /** Sends any reply header (with results only for SUCCESS); takes ownership of {@code body}. */
     public ChannelFuture reply(RpcReply reply, XdrPayload body) {
-        return send(reply, body);
+        return send(ObjectUtil.checkNotNull(reply, "reply"), null, body);
     }
 
-    private ChannelFuture send(RpcReply reply, XdrPayload body) {
+    /**
+     * Sends {@code reply}, or (null) a pooled MSG_ACCEPTED reply with {@code stat} (the allocation-free path of
+     * {@link #replySuccess} and {@link #replyError}); takes ownership of {@code body}.
+     */
+    private ChannelFuture send(RpcReply reply, AcceptStat stat, XdrPayload body) {
         if (!REPLIED.compareAndSet(this, 0, 1)) {
             body.release();
-            logger.warn("{} second reply to {} ignored", ctx.channel(), call);
-            return ctx.newFailedFuture(new IllegalStateException("call already answered: " + call));
+            logger.warn("{} second reply to {} ignored", ctx.channel(), call());
+            return ctx.newFailedFuture(new IllegalStateException("call already answered: " + call()));
         }
+        OutboundRpcMessage message = reply != null ? new OutboundRpcMessage(reply, body)
+                : OutboundRpcMessage.newReply(xid, stat, body);
         if (metrics != null) {
             metrics.recordBytesOut(body.inlineLength());
-            metrics.recordCall(procedureMetrics, System.nanoTime() - startNanos, RpcMetrics.kindOf(reply));
+            metrics.recordCall(procedureMetrics, System.nanoTime() - startNanos,
+                    RpcMetrics.kindOf((RpcReply) message.header()));
         }
-        OutboundRpcMessage message = new OutboundRpcMessage(reply, body);
         return ctx.writeAndFlush(message).addListener(RpcDispatcher.LOG_WRITE_FAILURE);
     }
 }

@@ -95,16 +95,19 @@ public final class RpcCallLimiter extends ChannelDuplexHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        // Read before the write: the transport may release the message (and recycle its header) inside it.
         Object header = msg instanceof OutboundRpcMessage ? ((OutboundRpcMessage) msg).header() : null;
+        boolean reply = header instanceof RpcReply;
+        boolean call = header instanceof RpcCall;
         ctx.write(msg, promise);
-        if (header instanceof RpcReply && inFlight > 0) {
+        if (reply && inFlight > 0) {
             inFlight--;
             if (!waiting.isEmpty() || paused) {
                 // Later, after this write (calls passed up now would answer inside it); nothing to do otherwise.
                 releaseContext = ctx;
                 ctx.executor().execute(releaseTask);
             }
-        } else if (header instanceof RpcCall) {
+        } else if (call) {
             backwardOutstanding++;
             updateReading(ctx);
         }

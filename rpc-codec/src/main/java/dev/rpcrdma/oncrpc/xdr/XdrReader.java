@@ -37,9 +37,9 @@ public final class XdrReader {
     private static final int ARRAY = 2;
     private static final int DDP_OPAQUE = 3;
 
-    private final ByteBuf in;
+    private ByteBuf in;
     /** Placed DDP data; null when there is none (the inline-only, TCP case costs no deque). */
-    private final Deque<ByteBuf> placed;
+    private Deque<ByteBuf> placed;
 
     /** A reader over inline XDR only (e.g. a TCP record). */
     public XdrReader(ByteBuf in) {
@@ -55,6 +55,16 @@ public final class XdrReader {
     public XdrReader(ByteBuf in, Deque<ByteBuf> placed) {
         this.in = ObjectUtil.checkNotNull(in, "in");
         this.placed = ObjectUtil.checkNotNull(placed, "placed");
+    }
+
+    /**
+     * Points this reader at other buffers, as if newly made ({@code placed} null: inline only); for pooled
+     * messages that reuse their reader. Nobody may be reading it.
+     */
+    public XdrReader reset(ByteBuf in, Deque<ByteBuf> placed) {
+        this.in = ObjectUtil.checkNotNull(in, "in");
+        this.placed = placed;
+        return this;
     }
 
     /** The inline buffer (not a copy: reading it moves this reader). */

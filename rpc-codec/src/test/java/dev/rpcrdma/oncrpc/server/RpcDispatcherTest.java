@@ -73,7 +73,7 @@ class RpcDispatcherTest {
         InboundRpcMessage reply = RpcWire.readReply(ch);
         assertNotNull(reply, "no reply written");
         try {
-            return assertInstanceOf(RpcReply.class, reply.header());
+            return assertInstanceOf(RpcReply.class, reply.header().copy());
         } finally {
             reply.release();
         }
