@@ -8,12 +8,14 @@ import io.netty.buffer.ByteBuf;
  * <p>{@link #position()} is the offset, in the fully-inline XDR stream of the payload, where the item's data
  * bytes start (its length word ends there). This is the XDR position an RDMA requester puts into a Read chunk
  * (RFC 8166 §3.5.3) once the payload is the whole RPC message. {@link #data()} belongs to the payload: it is
- * valid while the payload is, and is released with it; retain it to keep it longer.
+ * valid while the payload is, and is released with it; retain it to keep it longer. The item itself is reused
+ * with its payload: do not keep it after the payload was released.
  */
 public final class DdpItem {
 
-    private final int position;
-    private final ByteBuf data;
+    // Not final: an item is reused with its pooled payload (valid until the payload is released).
+    private int position;
+    private ByteBuf data;
 
     DdpItem(int position, ByteBuf data) {
         this.position = position;
@@ -40,8 +42,10 @@ public final class DdpItem {
         return data;
     }
 
-    DdpItem shift(int delta) {
-        return new DdpItem(position + delta, data);
+    DdpItem set(int position, ByteBuf data) {
+        this.position = position;
+        this.data = data;
+        return this;
     }
 
     @Override

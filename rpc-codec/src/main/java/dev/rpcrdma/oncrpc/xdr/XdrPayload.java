@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.util.AbstractReferenceCounted;
+import io.netty.util.Recycler;
 import io.netty.util.ReferenceCounted;
 import io.netty.util.internal.ObjectUtil;
 
@@ -32,25 +33,50 @@ import java.util.List;
  *
  * <p>Ownership: reference-counted. The payload owns its segments and item buffers and releases them when its
  * count reaches zero. Whoever is handed a payload (a transport, {@code OutboundRpcMessage}) releases it.
- * Not thread-safe while being built.
+ * Not thread-safe while being built. Payloads come from a per-thread pool (the allocation-free RPC path) and go
+ * back to it at the last release: like a pooled buffer, a payload, its {@link #writer()} and its
+ * {@link #ddpItems()} must not be used after that.
  */
 public final class XdrPayload extends AbstractReferenceCounted {
 
-    private final ByteBufAllocator alloc;
-    private final List<ByteBuf> segments;
-    /** DDP-eligible items; the shared empty list until the first one (most payloads have none). */
-    private List<DdpItem> items;
-    private final XdrWriter writer;
+    private static final Recycler<XdrPayload> POOL = new Recycler<XdrPayload>() {
+        @Override
+        protected XdrPayload newObject(Handle<XdrPayload> handle) {
+            return new XdrPayload(handle);
+        }
+    };
+
+    /** Null for {@link #EMPTY} (never recycled). */
+    private final Recycler.Handle<XdrPayload> handle;
+    private ByteBufAllocator alloc;
+    /** Reused with this payload, as are the lists and the writer below. */
+    private final ArrayList<ByteBuf> segments = new ArrayList<>(2);
+    /** DDP-eligible items in stream order. */
+    private final ArrayList<DdpItem> items = new ArrayList<>(2);
+    private final List<DdpItem> itemsView = Collections.unmodifiableList(items);
+    /** Item objects of earlier uses of this payload, reused by {@link #writeDdpOpaque}. */
+    private final ArrayList<DdpItem> spareItems = new ArrayList<>(2);
+    private final XdrWriter writer = new XdrWriter(Unpooled.EMPTY_BUFFER, this);
 
     /** The shared empty payload, see {@link #empty()}. */
-    private static final XdrPayload EMPTY = new XdrPayload(null, List.of(Unpooled.EMPTY_BUFFER),
-            Collections.emptyList());
+    private static final XdrPayload EMPTY = new XdrPayload(null);
 
-    private XdrPayload(ByteBufAllocator alloc, List<ByteBuf> segments, List<DdpItem> items) {
-        this.alloc = alloc;
-        this.segments = segments;
-        this.items = items;
-        this.writer = new XdrWriter(segments.get(segments.size() - 1), this);
+    static {
+        EMPTY.segments.add(Unpooled.EMPTY_BUFFER);
+    }
+
+    private XdrPayload(Recycler.Handle<XdrPayload> handle) {
+        this.handle = handle;
+    }
+
+    /** A payload from the pool whose only segment is {@code first}. */
+    private static XdrPayload pooled(ByteBufAllocator alloc, ByteBuf first) {
+        XdrPayload p = POOL.get();
+        p.setRefCnt(1);
+        p.alloc = alloc;
+        p.segments.add(first);
+        p.writer.target(first);
+        return p;
     }
 
     /**
@@ -64,19 +90,13 @@ public final class XdrPayload extends AbstractReferenceCounted {
 
     /** A new, empty payload whose segments are allocated from {@code alloc}. */
     public static XdrPayload newPayload(ByteBufAllocator alloc) {
-        ObjectUtil.checkNotNull(alloc, "alloc");
-        List<ByteBuf> segments = new ArrayList<>(2);
         // Segments are allocated on first write: empty payloads (void results) cost no buffer.
-        segments.add(Unpooled.EMPTY_BUFFER);
-        return new XdrPayload(alloc, segments, Collections.emptyList());
+        return pooled(ObjectUtil.checkNotNull(alloc, "alloc"), Unpooled.EMPTY_BUFFER);
     }
 
     /** A payload of one plain segment holding the readable bytes of {@code xdr}; takes ownership of it. */
     public static XdrPayload wrap(ByteBufAllocator alloc, ByteBuf xdr) {
-        ObjectUtil.checkNotNull(alloc, "alloc");
-        List<ByteBuf> segments = new ArrayList<>(2);
-        segments.add(xdr);
-        return new XdrPayload(alloc, segments, Collections.emptyList());
+        return pooled(ObjectUtil.checkNotNull(alloc, "alloc"), ObjectUtil.checkNotNull(xdr, "xdr"));
     }
 
     /**
@@ -84,30 +104,36 @@ public final class XdrPayload extends AbstractReferenceCounted {
      * Takes ownership of both (they must not be used afterwards); the result owns all their buffers.
      */
     public static XdrPayload concat(XdrPayload head, XdrPayload tail) {
-        List<ByteBuf> segments = new ArrayList<>(head.segments.size() + tail.segments.size());
-        List<DdpItem> items = new ArrayList<>(head.items.size() + tail.items.size());
-        for (ByteBuf s : head.segments) {
-            segments.add(s.retain());
-        }
-        items.addAll(head.items);
-        for (DdpItem item : head.items) {
-            item.data().retain();
+        XdrPayload result = pooled(head.alloc, Unpooled.EMPTY_BUFFER);
+        result.segments.clear();
+        int lastOfHead = head.segments.size() - 1;
+        for (int i = 0; i < lastOfHead; i++) {
+            result.segments.add(head.segments.get(i).retain());
         }
         // The head's last segment and the tail's first segment are adjacent plain XDR: keep both as one "gap".
-        int shift = head.inlineLength();
-        ByteBuf lastOfHead = segments.remove(segments.size() - 1);
-        ByteBuf firstOfTail = tail.segments.get(0).retain();
-        segments.add(lastOfHead.alloc().compositeBuffer(2).addComponents(true, lastOfHead, firstOfTail));
+        ByteBuf gapHead = head.segments.get(lastOfHead).retain();
+        ByteBuf gapTail = tail.segments.get(0).retain();
+        result.segments.add(gapHead.alloc().compositeBuffer(2).addComponents(true, gapHead, gapTail));
         for (int i = 1; i < tail.segments.size(); i++) {
-            segments.add(tail.segments.get(i).retain());
+            result.segments.add(tail.segments.get(i).retain());
         }
+        for (DdpItem item : head.items) {
+            result.addItem(item.position(), item.data().retain());
+        }
+        int shift = head.inlineLength();
         for (DdpItem item : tail.items) {
-            item.data().retain();
-            items.add(item.shift(shift));
+            result.addItem(item.position() + shift, item.data().retain());
         }
+        result.writer.target(result.segments.get(result.segments.size() - 1));
         head.release();
         tail.release();
-        return new XdrPayload(head.alloc, segments, items);
+        return result;
+    }
+
+    private void addItem(int position, ByteBuf data) {
+        int spare = spareItems.size();
+        DdpItem item = spare == 0 ? new DdpItem(position, data) : spareItems.remove(spare - 1).set(position, data);
+        items.add(item);
     }
 
     /** Writer for plain XDR items, appending after everything written so far. */
@@ -123,11 +149,7 @@ public final class XdrPayload extends AbstractReferenceCounted {
         ObjectUtil.checkNotNull(data, "data");
         writableSegment().writeInt(data.readableBytes());
         // The item's data starts right after its length word (RFC 8166 §3.4.5).
-        DdpItem item = new DdpItem(inlineLength(), data);
-        if (items.isEmpty()) {
-            items = new ArrayList<>(2);
-        }
-        items.add(item);
+        addItem(inlineLength(), data);
         segments.add(Unpooled.EMPTY_BUFFER);
         writer.target(Unpooled.EMPTY_BUFFER);
         return this;
@@ -169,7 +191,7 @@ public final class XdrPayload extends AbstractReferenceCounted {
 
     /** The DDP-eligible items in stream order (unmodifiable). */
     public List<DdpItem> ddpItems() {
-        return Collections.unmodifiableList(items);
+        return itemsView;
     }
 
     /** Writes the ordinary (fully-inline) XDR encoding into {@code out}. This payload is not consumed. */
@@ -246,8 +268,15 @@ public final class XdrPayload extends AbstractReferenceCounted {
             segments.get(i).release();
         }
         for (int i = 0; i < items.size(); i++) {
-            items.get(i).data().release();
+            DdpItem item = items.get(i);
+            item.data().release();
+            spareItems.add(item.set(0, null));
         }
+        items.clear();
+        segments.clear();
+        writer.target(Unpooled.EMPTY_BUFFER);
+        alloc = null;
+        handle.recycle(this);
     }
 
     @Override
