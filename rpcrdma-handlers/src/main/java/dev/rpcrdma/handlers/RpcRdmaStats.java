@@ -17,6 +17,7 @@ public final class RpcRdmaStats {
     private final LongAdder localInvalidations = new LongAdder();
     private final LongAdder readChunks = new LongAdder();
     private final LongAdder writeChunksUsed = new LongAdder();
+    private final LongAdder writeChunksInPlace = new LongAdder();
     private final LongAdder longCalls = new LongAdder();
     private final LongAdder longReplies = new LongAdder();
     private final LongAdder backwardViolations = new LongAdder();
@@ -109,6 +110,7 @@ public final class RpcRdmaStats {
         ObjectUtil.checkNotNull(metrics, "metrics")
                 .attach("RpcRdma.ReadChunks", this::readChunks)
                 .attach("RpcRdma.WriteChunksUsed", this::writeChunksUsed)
+                .attach("RpcRdma.WriteChunksInPlace", this::writeChunksInPlace)
                 .attach("RpcRdma.LongCalls", this::longCalls)
                 .attach("RpcRdma.LongReplies", this::longReplies)
                 .attach("RpcRdma.RemoteInvalidations", this::remoteInvalidations)
@@ -130,6 +132,14 @@ public final class RpcRdmaStats {
     /** Write chunks filled (responder) or received with data (requester). */
     public long writeChunksUsed() {
         return writeChunksUsed.sum();
+    }
+
+    /**
+     * Write chunks the responder filled straight out of the reply item's own buffer, because it already lay in
+     * the registered memory pool (zero copies; counted in {@link #writeChunksUsed()} too).
+     */
+    public long writeChunksInPlace() {
+        return writeChunksInPlace.sum();
     }
 
     /** Long Calls (position-zero Read chunk, RDMA_NOMSG). */
@@ -175,6 +185,10 @@ public final class RpcRdmaStats {
         writeChunksUsed.increment();
     }
 
+    public void recordWriteChunkInPlace() {
+        writeChunksInPlace.increment();
+    }
+
     public void recordLongCall() {
         longCalls.increment();
     }
@@ -188,7 +202,7 @@ public final class RpcRdmaStats {
         return "RpcRdmaStats(discarded=" + discardedMessages() + ", errorsSent=" + errorsSent() + ", errorsReceived="
                 + errorsReceived() + ", creditViolations=" + creditViolations() + ", remoteInv="
                 + remoteInvalidations() + ", localInv=" + localInvalidations() + ", readChunks=" + readChunks()
-                + ", writeChunks=" + writeChunksUsed() + ", longCalls=" + longCalls() + ", longReplies="
+                + ", writeChunks=" + writeChunksUsed() + ", inPlace=" + writeChunksInPlace() + ", longCalls=" + longCalls() + ", longReplies="
                 + longReplies() + ')';
     }
 }

@@ -6,6 +6,7 @@ import dev.rpcrdma.channel.RdmaServerChannel;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
@@ -92,7 +93,12 @@ final class ChannelEcho implements AutoCloseable {
      * {@code retainedDuplicate()}s are recycled rather than allocated.
      */
     static ByteBuf pattern(int size) {
-        ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(size);
+        return pattern(PooledByteBufAllocator.DEFAULT, size);
+    }
+
+    /** {@link #pattern(int)} from {@code alloc} (e.g. a connection's registered memory pool: zero-copy chunks). */
+    static ByteBuf pattern(ByteBufAllocator alloc, int size) {
+        ByteBuf b = alloc.directBuffer(size);
         for (int i = 0; i < size; i++) {
             b.writeByte(i * 7 + 3);
         }

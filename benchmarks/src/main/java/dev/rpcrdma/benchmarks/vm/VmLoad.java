@@ -350,7 +350,11 @@ public final class VmLoad {
 
     private static ClosedLoop.Result echo(String name, RpcClient client, int size, int inFlight, double warmup,
                                           double seconds) throws Exception {
-        ByteBuf data = ChannelEcho.pattern(size);
+        // Over RDMA the arguments are written where a user who wants zero-copy chunks writes them: the connection's
+        // registered memory pool (a DDP item there is exposed in place, RFC 8166 §3.4.5, no copy per call).
+        ByteBuf data = client.channel() instanceof RdmaChannel
+                ? ChannelEcho.pattern(((RdmaChannel) client.channel()).memoryPool().allocator(), size)
+                : ChannelEcho.pattern(size);
         try {
             ClosedLoop.Result r = new ClosedLoop(() -> checked(EchoProgram.callEcho(client,
                     data.retainedDuplicate(), CallOptions.DEFAULT)), inFlight).run(warmup, seconds, MAX_SAMPLES);

@@ -1,6 +1,7 @@
 package dev.rpcrdma.oncrpc.xdr;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.util.internal.ObjectUtil;
 
 import java.nio.charset.StandardCharsets;
@@ -339,11 +340,36 @@ public final class XdrReader {
         return placed.pollFirst();
     }
 
-    /** An opaque whose data is inline, as a retained slice. */
+    /**
+     * An opaque whose data is inline, as a retained slice. In a composite stream (an RDMA responder's call with the
+     * Read chunks' data inserted, RFC 8166 §3.4.5) data lying within one component is sliced from that component:
+     * the caller gets the pulled buffer itself (e.g. registered memory it can write back out without a copy), not a
+     * view through the composite.
+     */
     private ByteBuf inlineSlice(int max) throws XdrException {
         int length = readLength(max, OPAQUE);
-        ByteBuf data = in.readRetainedSlice(length);
+        ByteBuf data = in instanceof CompositeByteBuf ? componentSlice((CompositeByteBuf) in, length) : null;
+        if (data == null) {
+            data = in.readRetainedSlice(length);
+        }
         skipPad(length);
         return data;
+    }
+
+    /** A retained slice of the one component holding the next {@code length} bytes, or null if they span more. */
+    private static ByteBuf componentSlice(CompositeByteBuf composite, int length) {
+        int index = composite.readerIndex();
+        if (length == 0 || composite.numComponents() < 2) {
+            return null;
+        }
+        int c = composite.toComponentIndex(index);
+        int start = composite.toByteIndex(c);
+        ByteBuf component = composite.internalComponent(c);
+        if (index + length > start + component.readableBytes()) {
+            return null;
+        }
+        ByteBuf slice = component.retainedSlice(component.readerIndex() + index - start, length);
+        composite.skipBytes(length);
+        return slice;
     }
 }

@@ -436,6 +436,11 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
             send(ctx, request, send, promise, null);
             return;
         }
+        if (!nomsg && placement.placed == 1 && placement.items.size() == 1
+                && connection.memoryPool().memoryOf(placement.items.get(0).data()) != null) {
+            sendInPlace(ctx, call, payload, header, placement, promise);
+            return;
+        }
         // The whole inline stream in the connection's registered memory pool (local access only; nothing is
         // registered per reply); RDMA Writes push parts of it, written with the Send and flushed once: one chain.
         // A reply never waits for pool memory: calls being pulled may hold all of it until their replies are sent.
@@ -488,6 +493,30 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         call.replying(region, registered);
         send(ctx, request, send, promise, call);
         return;
+    }
+
+    /**
+     * The reply's one DDP-eligible item already lies in the connection's registered memory pool (typically the data
+     * a Read chunk brought in, echoed or served back; or results the application wrote into
+     * {@code memoryPool().allocator()}): its RDMA Writes go out of it where it is, zero copies (RFC 8166 §3.4.5),
+     * and the Send carries the reduced stream (§3.4.6). The item's buffer is held until the Send, which follows the
+     * Writes on the one send queue, completed.
+     */
+    private void sendInPlace(ChannelHandlerContext ctx, ResponderCall call, XdrPayload payload, RpcRdmaHeader header,
+                             ReplyPlacement placement, ChannelPromise promise) {
+        RpcRdmaHeader request = call.header;
+        DdpItem item = placement.items.get(0);
+        ByteBuf data = item.data();
+        RdmaMemory memory = connection.memoryPool().memoryOf(data);
+        int offset = (int) (data.memoryAddress() + data.readerIndex() - memory.address());
+        writeInto(ctx, memory, offset, item.length(), request.writeList().get(0));
+        stats.recordWriteChunkUsed();
+        stats.recordWriteChunkInPlace();
+        ByteBuf send = ctx.alloc().directBuffer(header.encodedLength() + payload.reducedLength());
+        RpcRdmaHeaderEncoder.encode(header, send);
+        payload.writeReduced(send);
+        call.replying(data.retain(), null);
+        send(ctx, request, send, promise, call);
     }
 
     /** RDMA Writes {@code length} bytes at {@code offset} of {@code memory} into the chunk's segments, in order. */

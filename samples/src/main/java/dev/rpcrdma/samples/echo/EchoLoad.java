@@ -1,5 +1,7 @@
 package dev.rpcrdma.samples.echo;
 
+import dev.rpcrdma.channel.RdmaChannel;
+import dev.rpcrdma.channel.RdmaException;
 import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.client.RpcClient;
 import io.netty.buffer.ByteBuf;
@@ -101,7 +103,7 @@ final class EchoLoad {
                     start = System.nanoTime();
                     f = EchoProgram.callNull(client).thenApply(v -> Boolean.TRUE);
                 } else {
-                    ByteBuf data = client.alloc().buffer(size);
+                    ByteBuf data = payloadBuffer(client, size);
                     data.writeBytes(pattern);
                     if (size >= Long.BYTES) {
                         // Each call's payload differs: a reply to another call cannot pass as this one's.
@@ -134,5 +136,21 @@ final class EchoLoad {
                 next(client);
             });
         }
+    }
+
+    /**
+     * A buffer for one call's ECHO argument. Over RDMA it is a piece of the connection's registered memory pool: the
+     * transport then exposes it in a Read chunk where it is, with no copy (RFC 8166 §3.4.5), and the server echoes it
+     * back out of its own pool the same way; when the pool is full, for arguments that go inline anyway (under
+     * 4 KiB, the default inline threshold), or over TCP, the channel's allocator serves it.
+     */
+    static ByteBuf payloadBuffer(RpcClient client, int size) throws RdmaException {
+        if (size >= 4096 && client.channel() instanceof RdmaChannel) {
+            ByteBuf piece = ((RdmaChannel) client.channel()).memoryPool().tryAllocate(size);
+            if (piece != null) {
+                return piece;
+            }
+        }
+        return client.alloc().buffer(size);
     }
 }

@@ -117,6 +117,8 @@ abstract class EchoRdmaSuite {
         assertTrue(client.readChunks() > 0, client.toString());
         assertTrue(server.readChunks() > 0, server.toString());
         assertTrue(server.writeChunksUsed() > 0, server.toString());
+        // What a Read chunk placed in the registered pool is echoed back out of it: Writes with zero copies.
+        assertTrue(server.writeChunksInPlace() > 0, server.toString());
         assertEquals(0, server.errorsSent() + client.errorsReceived() + server.discardedMessages()
                 + client.discardedMessages(), server + " / " + client);
     }
