@@ -382,16 +382,16 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
 
     /**
      * The common reply, handled without a header object: a plain RDMA_MSG header (version 1, no chunk lists, RFC
-     * 8166 §4.1) answering an outstanding call that provided no Write or Reply chunk, followed by its RPC REPLY
-     * whose xid is rdma_xid. Returns false, having consumed nothing, for anything else (no such call, a backward
-     * call, chunks provided, a key invalidated that is not the call's, an xid mismatch, a short message): the full
-     * path then decodes, checks and answers it as it always did.
+     * 8166 §4.1) answering an outstanding call that provided no Write chunk (a Reply chunk it provided simply went
+     * unused, §3.5.2), followed by its RPC REPLY whose xid is rdma_xid. Returns false, having consumed nothing, for
+     * anything else (no such call, a backward call, Write chunks provided, a key invalidated that is not the call's,
+     * an xid mismatch, a short message): the full path then decodes, checks and answers it as it always did.
      */
     private boolean plainReply(ChannelHandlerContext ctx, RdmaReceive r, ByteBuf in) {
         int xid = RpcRdmaHeaderDecoder.plainXid(in);
         RequesterCall rpc = calls.get(xid);
-        if (rpc == null || !rpc.writeList.isEmpty() || rpc.replyChunk != null) {
-            return false;
+        if (rpc == null || !rpc.writeList.isEmpty()) {
+            return false; // a call that provided Write chunks expects them back, even empty (RFC 8166 §3.4.6)
         }
         int start = in.readerIndex() + RpcRdmaHeader.MIN_MSG_LENGTH;
         // RFC 8166 §4.5.2: the RPC message's xid must be rdma_xid; an RPC CALL is a backward call (RFC 8167).
