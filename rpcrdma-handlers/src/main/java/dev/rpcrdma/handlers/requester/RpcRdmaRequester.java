@@ -65,7 +65,10 @@ import java.util.List;
  * (RFC 8166 §4.5). A Send With Invalidate of the RPC's only key is recognised and that key not invalidated again;
  * everything else the RPC exposed is invalidated before its buffers are used.
  *
- * <p>Event-loop confined; not sharable. Calls sent are kept in one primitive-keyed table by xid.
+ * <p>Event-loop confined; not sharable. Calls sent are kept in one primitive-keyed table by xid. Per call nothing is
+ * allocated in steady state: call objects come from a free list bounded by {@code maxRequests} and go back only
+ * when nothing can reach them ({@link RequesterCall}), and a plain RDMA_MSG reply (RFC 8166 §4.1) is read in place
+ * without a header object; any other reply goes through {@link RpcRdmaHeaderDecoder} as before.
  */
 public final class RpcRdmaRequester extends RdmaReceiveHandler {
 

@@ -65,7 +65,10 @@ import java.util.List;
  * fails. When both peers set the R bit and every segment of the call names one handle, the reply is a Send With
  * Invalidate of that handle (RFC 8797 §4.1). The reply's write promise is its Send's.
  *
- * <p>Event-loop confined; not sharable.
+ * <p>Event-loop confined; not sharable. Per call nothing is allocated in steady state: call objects come from a free
+ * list bounded by the largest grant and go back once their reply was sent (and its Send completed, when the reply had
+ * local memory); a plain RDMA_MSG call (RFC 8166 §4.1) is read in place without a header object, every other header
+ * goes through {@link RpcRdmaHeaderDecoder}.
  */
 public final class RpcRdmaResponder extends RdmaReceiveHandler {
 
