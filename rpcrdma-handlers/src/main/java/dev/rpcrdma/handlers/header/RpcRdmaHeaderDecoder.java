@@ -82,6 +82,37 @@ public final class RpcRdmaHeaderDecoder {
         return RpcRdmaHeader.decoded(xid, version, credits, procedure, reads, writes, reply, null, 0, 0);
     }
 
+    /**
+     * True if {@code in} starts with the commonest transport header: an RDMA_MSG of version 1 with empty Read and
+     * Write lists and no Reply chunk (RFC 8166 §4.1; the 28 bytes {@link RpcRdmaHeaderEncoder#encodePlainMsg}
+     * writes). For such input {@link #decode} succeeds with exactly these fields and no chunk, so a caller may
+     * instead read the xid ({@link #plainXid}) and credit value ({@link #plainCredits}) and skip
+     * {@link RpcRdmaHeader#MIN_MSG_LENGTH} bytes, without building a header object. Any other input (another
+     * version, procedure or discriminant, or fewer than 28 bytes) must go through {@link #decode}, which applies
+     * every check of RFC 8166 §4.5. Does not move the reader index.
+     */
+    public static boolean isPlainMsg(ByteBuf in) {
+        if (in.readableBytes() < RpcRdmaHeader.MIN_MSG_LENGTH) {
+            return false;
+        }
+        int start = in.readerIndex();
+        return in.getInt(start + 4) == RpcRdmaHeader.VERSION_1
+                && in.getInt(start + 12) == RdmaProcedure.RDMA_MSG.intValue()
+                && in.getInt(start + 16) == 0  // Read list: end
+                && in.getInt(start + 20) == 0  // Write list: end
+                && in.getInt(start + 24) == 0; // Reply chunk: absent
+    }
+
+    /** The rdma_xid of a header {@link #isPlainMsg} accepted (RFC 8166 §4.1). */
+    public static int plainXid(ByteBuf in) {
+        return in.getInt(in.readerIndex());
+    }
+
+    /** The rdma_credit of a header {@link #isPlainMsg} accepted (RFC 8166 §4.1). */
+    public static int plainCredits(ByteBuf in) {
+        return in.getInt(in.readerIndex() + 8);
+    }
+
     private static RpcRdmaHeader decodeError(ByteBuf in, int xid, int version, int credits)
             throws RpcRdmaHeaderException {
         RdmaErrorCode code = RdmaErrorCode.valueOf(in.readInt());

@@ -28,6 +28,7 @@ import java.io.IOException;
  * too. A call that ends unanswered (failed, connection gone)
  * deallocates its windows once their binds executed. A buffer is released only after its window's binding
  * ended, and a window is cached only after it did, so a window is never re-bound while the peer may hold its rkey.
+ * A completion still pending holds its call (retained), so a call object is reused only after all of them ran.
  *
  * <p>Event-loop confined.
  */
@@ -51,12 +52,18 @@ final class CallExposure {
         }
     }
 
+    /** The call this exposure belongs to, held (retained) while a completion of its exposure is deferred. */
+    private final RequesterCall owner;
     Region read;
     Region write;
     private boolean finished;
     private ChannelHandlerContext ctx;
     private RdmaConnection connection;
     private WindowCache windows;
+
+    CallExposure(RequesterCall owner) {
+        this.owner = owner;
+    }
 
     /**
      * Binds a window over the readable bytes of {@code buffer} (takes ownership; its readable bytes must lie in the
@@ -114,7 +121,11 @@ final class CallExposure {
         return b != null ? b : a;
     }
 
-    /** Forgets a finished exposure so the call can expose memory again (a retry after the pool was exhausted). */
+    /**
+     * Forgets a finished exposure so the call can expose memory again: a retry after the pool was exhausted, or the
+     * next call of a recycled {@link RequesterCall}. The regions' deferred completions hold their own references
+     * (and the call, see {@link RequesterCall#release()}), so forgetting them here frees or reuses nothing early.
+     */
     void reset() {
         read = null;
         write = null;
@@ -132,7 +143,14 @@ final class CallExposure {
                 deallocate(r);
             } else {
                 // The bind is written but may not be executed (the call failed before its Send): after it.
-                r.bind.addListener(f -> deallocate(r));
+                owner.retain();
+                r.bind.addListener(f -> {
+                    try {
+                        deallocate(r);
+                    } finally {
+                        owner.release();
+                    }
+                });
             }
             return null;
         }
@@ -146,7 +164,8 @@ final class CallExposure {
                 reuseOrDeallocate(r, r.bind);
             } else {
                 // The bind's completion has not been reaped: the channel would mark the window bound after this.
-                r.bind.addListener(f -> reuseOrDeallocate(r, f));
+                owner.retain();
+                r.bind.addListener(f -> reuseOrDeallocateThenRelease(r, f));
             }
             return null;
         }
@@ -156,8 +175,18 @@ final class CallExposure {
             return null;
         }
         ChannelFuture inv = ctx.writeAndFlush(new RdmaLocalInvalidate(r.window, r.rkey));
-        inv.addListener(f -> reuseOrDeallocate(r, f));
+        owner.retain();
+        inv.addListener(f -> reuseOrDeallocateThenRelease(r, f));
         return inv;
+    }
+
+    /** A deferred completion: {@link #reuseOrDeallocate}, then the call is no longer held by it. */
+    private void reuseOrDeallocateThenRelease(Region r, Future<?> last) {
+        try {
+            reuseOrDeallocate(r, last);
+        } finally {
+            owner.release();
+        }
     }
 
     /**

@@ -21,29 +21,66 @@ import java.util.List;
  * it: its exposure (the memory the responder may reach), the Write list and Reply chunk it provisioned and where
  * each lies in the write region. It checks a reply's transport header against what it provided (RFC 8166 §3.4.6,
  * §4.5), cuts the reply's stream and placed items out of its memory, and listens to its Send's write promise so a
- * Send that fails gives its credit and exposure back. Event-loop confined, like its requester.
+ * Send that fails gives its credit and exposure back. Pooled per requester (issue 17: no allocation per call): it
+ * counts what may still reach it and goes back to the requester's free list only when nothing can, see
+ * {@link #release()}. Event-loop confined, like its requester.
  */
 final class RequesterCall implements ChannelFutureListener {
 
     private static final int[] NO_OFFSETS = new int[0];
 
     private final RpcRdmaRequester requester;
-    final int xid;
+    int xid;
     /** The Send's write promise: completes when the Send is written (posted), not when the reply arrives. */
-    final ChannelPromise promise;
+    ChannelPromise promise;
     /** The call while it is queued for a credit or for registered memory; null once sent. */
     private OutboundRpcMessage message;
-    final CallExposure exposure = new CallExposure();
+    final CallExposure exposure = new CallExposure(this);
     List<WriteChunk> writeList = List.of();
     int[] writeOffsets = NO_OFFSETS;
     WriteChunk replyChunk;
     int replyOffset;
+    /**
+     * What may still reach this call: the requester (while the call is queued or outstanding), its Send's promise
+     * (until that completes) and each deferred completion of its exposure (a bind or Local Invalidate not yet
+     * reaped). At zero nothing can, and the object goes back to its requester's free list for another call.
+     */
+    private int refs;
 
-    RequesterCall(RpcRdmaRequester requester, OutboundRpcMessage message, ChannelPromise promise) {
+    RequesterCall(RpcRdmaRequester requester) {
         this.requester = requester;
+    }
+
+    /** Starts a call (a new or recycled object): the requester holds it. */
+    RequesterCall init(OutboundRpcMessage message, ChannelPromise promise) {
         this.xid = message.header().xid();
         this.message = message;
         this.promise = promise;
+        this.refs = 1;
+        return this;
+    }
+
+    /** One more holder: the Send's promise listener, or a deferred exposure completion. */
+    void retain() {
+        refs++;
+    }
+
+    /** A holder let go; the last one recycles the call. */
+    void release() {
+        if (refs <= 0) {
+            throw new IllegalStateException("RequesterCall released more often than retained (xid "
+                    + Integer.toUnsignedString(xid) + ")");
+        }
+        if (--refs == 0) {
+            message = null;
+            promise = null;
+            exposure.reset();
+            writeList = List.of();
+            writeOffsets = NO_OFFSETS;
+            replyChunk = null;
+            replyOffset = 0;
+            requester.recycle(this);
+        }
     }
 
     /** The queued message, handed over to the caller (which then owns it). */
@@ -58,20 +95,26 @@ final class RequesterCall implements ChannelFutureListener {
         this.message = message;
     }
 
-    /** Fails a call that was never sent: releases its message and fails its promise. */
+    /** Fails a call that was never sent: releases its message, fails its promise; the requester lets go of it. */
     void failQueued(Throwable cause) {
         OutboundRpcMessage m = takeMessage();
         if (m != null) {
             m.release();
         }
-        promise.tryFailure(cause);
+        ChannelPromise p = promise;
+        release();
+        p.tryFailure(cause);
     }
 
-    /** The Send's completion: a Send that failed gives back what the call holds. */
+    /** The Send's completion: a Send that failed gives back what the call holds; the promise lets go of it. */
     @Override
     public void operationComplete(ChannelFuture future) {
-        if (!future.isSuccess()) {
-            requester.sendFailed(this);
+        try {
+            if (!future.isSuccess()) {
+                requester.sendFailed(this);
+            }
+        } finally {
+            release();
         }
     }
 

@@ -19,6 +19,7 @@ import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.client.RpcCallFailedEvent;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.MsgType;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcReply;
@@ -64,11 +65,15 @@ import java.util.List;
  * (RFC 8166 §4.5). A Send With Invalidate of the RPC's only key is recognised and that key not invalidated again;
  * everything else the RPC exposed is invalidated before its buffers are used.
  *
- * <p>Event-loop confined; not sharable. Calls sent are kept in one primitive-keyed table by xid.
+ * <p>Event-loop confined; not sharable. Calls sent are kept in one primitive-keyed table by xid. Per call nothing is
+ * allocated in steady state: call objects come from a free list bounded by {@code maxRequests} and go back only
+ * when nothing can reach them ({@link RequesterCall}), and a plain RDMA_MSG reply (RFC 8166 §4.1) is read in place
+ * without a header object; any other reply goes through {@link RpcRdmaHeaderDecoder} as before.
  */
 public final class RpcRdmaRequester extends RdmaReceiveHandler {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcRdmaRequester.class);
+    private static final int REPLY = MsgType.REPLY.intValue();
 
     private final RpcRdmaPrivateData local;
     private final RdmaConnection connection;
@@ -82,6 +87,12 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     private final IntObjectHashMap<RequesterCall> calls = new IntObjectHashMap<>();
     /** Calls waiting for a credit, in order. */
     private final ArrayDeque<RequesterCall> queue = new ArrayDeque<>();
+    /**
+     * Call objects nothing reaches any more (reply handled, Send and exposure completions reaped), reused for the
+     * next calls; at most {@link #freeCapacity}.
+     */
+    private final ArrayDeque<RequesterCall> free = new ArrayDeque<>();
+    private final int freeCapacity;
     /** Serves backward calls (RFC 8167 backchannel), or null without a callback service. */
     private final CallbackService callbacks;
     private volatile InlineThresholds thresholds;
@@ -121,6 +132,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         this.reduction = new CallReduction(connection, new WindowCache(2 * config.maxRequests(), stats), stats,
                 config.maxReplySize());
         this.configuredMaxReply = config.maxReplySize();
+        this.freeCapacity = config.maxRequests();
     }
 
     /**
@@ -210,7 +222,11 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
             promise.tryFailure(new ClosedChannelException());
             return;
         }
-        queue.add(new RequesterCall(this, call, promise));
+        RequesterCall rpc = free.poll();
+        if (rpc == null) {
+            rpc = new RequesterCall(this);
+        }
+        queue.add(rpc.init(call, promise));
         drain(ctx);
     }
 
@@ -253,6 +269,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
             calls.put(rpc.xid, rpc);
             ChannelPromise promise = rpc.promise.unvoid();
             ctx.write(send, promise);
+            rpc.retain(); // the promise's listener holds the call until the Send completed
             promise.addListener(rpc);
             return true;
         } catch (Throwable t) {
@@ -260,7 +277,11 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
             // posted, and their windows deallocated once they completed.
             ctx.flush();
             rpc.exposure.finish(false, false, 0, stats);
-            rpc.promise.tryFailure(t);
+            ChannelPromise promise = rpc.promise;
+            if (calls.get(rpc.xid) != rpc) {
+                rpc.release(); // neither queued nor outstanding: the requester lets go of it
+            }
+            promise.tryFailure(t);
             return false;
         } finally {
             if (message != null) {
@@ -285,7 +306,20 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
             calls.remove(rpc.xid);
             credits.onCallAbandoned();
             rpc.exposure.finish(false, false, 0, stats);
+            rpc.release();
         }
+    }
+
+    /** {@code rpc} is unreachable (see {@link RequesterCall#release()}): kept for a next call if there is room. */
+    void recycle(RequesterCall rpc) {
+        if (free.size() < freeCapacity) {
+            free.push(rpc);
+        }
+    }
+
+    /** Call objects ready for reuse (for tests). */
+    int freeCalls() {
+        return free.size();
     }
 
     // ------------------------------------------------------------------ replies
@@ -293,6 +327,9 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     @Override
     protected void received(ChannelHandlerContext ctx, RdmaReceive r) {
         ByteBuf in = r.content();
+        if (RpcRdmaHeaderDecoder.isPlainMsg(in) && plainReply(ctx, r, in)) {
+            return;
+        }
         RpcRdmaHeader header;
         try {
             header = decoder.decode(in);
@@ -327,8 +364,10 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
                     Integer.toUnsignedString(rpc.xid));
             credits.onReply(header.credits());
             // Reported once: the RPC layer fails this call with the typed exception itself.
-            ctx.fireUserEventTriggered(new RpcCallFailedEvent(rpc.xid, new RpcRdmaErrorException(rpc.xid,
-                    header.errorCode(), header.lowVersion(), header.highVersion(), errorDetail(header, rpc))));
+            RpcCallFailedEvent failed = new RpcCallFailedEvent(rpc.xid, new RpcRdmaErrorException(rpc.xid,
+                    header.errorCode(), header.lowVersion(), header.highVersion(), errorDetail(header, rpc)));
+            rpc.release();
+            ctx.fireUserEventTriggered(failed);
             drain(ctx);
             return;
         }
@@ -341,16 +380,59 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         credits.onReply(header.credits());
         ByteBuf stream = rpc.replyStream(header, in, stats);
         List<ByteBuf> placed = rpc.placedItems(header, stats);
+        replied(ctx, rpc, stream, placed, invalidated, invalidatedRkey);
+    }
+
+    /**
+     * The common reply, handled without a header object: a plain RDMA_MSG header (version 1, no chunk lists, RFC
+     * 8166 §4.1) answering an outstanding call that provided no Write chunk (a Reply chunk it provided simply went
+     * unused, §3.5.2), followed by its RPC REPLY whose xid is rdma_xid. Returns false, having consumed nothing, for
+     * anything else (no such call, a backward call, Write chunks provided, a key invalidated that is not the call's,
+     * an xid mismatch, a short message): the full path then decodes, checks and answers it as it always did.
+     */
+    private boolean plainReply(ChannelHandlerContext ctx, RdmaReceive r, ByteBuf in) {
+        int xid = RpcRdmaHeaderDecoder.plainXid(in);
+        RequesterCall rpc = calls.get(xid);
+        if (rpc == null || !rpc.writeList.isEmpty()) {
+            return false; // a call that provided Write chunks expects them back, even empty (RFC 8166 §3.4.6)
+        }
+        int start = in.readerIndex() + RpcRdmaHeader.MIN_MSG_LENGTH;
+        // RFC 8166 §4.5.2: the RPC message's xid must be rdma_xid; an RPC CALL is a backward call (RFC 8167).
+        if (in.writerIndex() - start < 8 || in.getInt(start) != xid || in.getInt(start + 4) != REPLY) {
+            return false;
+        }
+        boolean invalidated = r.hasInvalidatedRkey();
+        int invalidatedRkey = r.invalidatedRkey();
+        if (invalidated && !rpc.exposure.owns(invalidatedRkey)) {
+            return false; // RFC 8797 §4.1: the full path closes the connection
+        }
+        int credit = RpcRdmaHeaderDecoder.plainCredits(in);
+        in.skipBytes(RpcRdmaHeader.MIN_MSG_LENGTH);
+        calls.remove(xid);
+        credits.onReply(credit);
+        // The receive's own buffer, positioned after the transport header: no slice object, nothing placed.
+        replied(ctx, rpc, in.retain(), List.of(), invalidated, invalidatedRkey);
+        return true;
+    }
+
+    /**
+     * Ends {@code rpc} (removed from the table, its credit counted) with its reply's {@code stream} and
+     * {@code placed} items (both owned), and hands the reply up once its memory is invalidated.
+     */
+    private void replied(ChannelHandlerContext ctx, RequesterCall rpc, ByteBuf stream, List<ByteBuf> placed,
+                         boolean invalidated, int invalidatedRkey) {
+        int xid = rpc.xid;
         // Invalidate before the data is used (RFC 8166 §3.4.5.1 / RFC 8797 §3.2): a Local Invalidate completes later,
         // and the reply goes up then.
         ChannelFuture invalidation = rpc.exposure.finish(true, invalidated, invalidatedRkey, stats);
+        rpc.release(); // answered: the requester lets go of it (deferred completions still hold it)
         InboundRpcMessage message;
         try {
             message = RpcMessageCodec.decode(stream, placed);
         } catch (XdrException e) {
             rpcStats.recordMalformedMessage();
             logger.warn("{} dropped an undecodable reply to xid {}: {}", ctx.channel(),
-                    Integer.toUnsignedString(rpc.xid), e.getMessage());
+                    Integer.toUnsignedString(xid), e.getMessage());
             drain(ctx);
             return;
         }
@@ -412,6 +494,9 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         // the calls themselves when it sees the connection go.
         for (RequesterCall rpc : calls.values()) {
             rpc.exposure.finish(false, false, 0, stats);
+        }
+        for (RequesterCall rpc : calls.values()) {
+            rpc.release(); // after every finish: a recycled object may not be finished twice
         }
         calls.clear();
         failQueued();

@@ -88,26 +88,43 @@ final class ReplyPlacement {
         return new WriteChunk(segments);
     }
 
-    /** The one handle every segment of the call names (as Linux decides), or 0 when there is none or several. */
+    /**
+     * The one handle every segment of the call names (as Linux decides), or 0 when there is none or several. Walks
+     * the lists in place: it runs for every reply (RFC 8797 §4.1), so it builds nothing.
+     */
     static int singleHandle(RpcRdmaHeader call) {
         int handle = 0;
         boolean any = false;
-        List<RdmaSegment> all = new ArrayList<>();
-        for (ReadSegment r : call.readList()) {
-            all.add(r.segment());
+        List<ReadSegment> reads = call.readList();
+        for (int i = 0; i < reads.size(); i++) {
+            int h = reads.get(i).segment().handle();
+            if (any && h != handle) {
+                return 0;
+            }
+            handle = h;
+            any = true;
         }
-        for (WriteChunk w : call.writeList()) {
-            all.addAll(w.segments());
+        List<WriteChunk> writes = call.writeList();
+        for (int i = 0; i < writes.size(); i++) {
+            List<RdmaSegment> segments = writes.get(i).segments();
+            for (int j = 0; j < segments.size(); j++) {
+                int h = segments.get(j).handle();
+                if (any && h != handle) {
+                    return 0;
+                }
+                handle = h;
+                any = true;
+            }
         }
         if (call.replyChunk() != null) {
-            all.addAll(call.replyChunk().segments());
-        }
-        for (RdmaSegment s : all) {
-            if (!any) {
-                handle = s.handle();
+            List<RdmaSegment> segments = call.replyChunk().segments();
+            for (int j = 0; j < segments.size(); j++) {
+                int h = segments.get(j).handle();
+                if (any && h != handle) {
+                    return 0;
+                }
+                handle = h;
                 any = true;
-            } else if (s.handle() != handle) {
-                return 0;
             }
         }
         return handle;

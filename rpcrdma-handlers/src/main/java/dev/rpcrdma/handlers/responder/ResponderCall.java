@@ -18,12 +18,28 @@ import java.util.List;
  * the target buffer (in the connection's registered memory pool, local write only), and how many RDMA Reads are
  * still in flight. As the listener of those Reads it tells the responder when the last one completed; then
  * {@link #assemble} builds the call's XDR stream ({@link CallReassembly}). As the listener of a reply's Send it
- * gives the reply's pool buffer back. Event-loop confined, like its responder.
+ * gives the reply's pool buffer back. Pooled per responder: reused once its reply was sent and, when the reply had
+ * local memory (RDMA Write sources, Long Reply), its Send completed. Event-loop confined, like its responder.
  */
 final class ResponderCall implements ChannelFutureListener {
 
+    /**
+     * Stands for the header of a call received with the plain RDMA_MSG header (no chunk lists, RFC 8166 §4.1) that
+     * was not decoded into an object: its lists are the call's (empty); its xid and credits are not, see
+     * {@link #xid()} and {@link #credits}.
+     */
+    static final RpcRdmaHeader PLAIN = RpcRdmaHeader.msg(0, 0);
+
     private final RpcRdmaResponder responder;
-    final RpcRdmaHeader header;
+    /** The call's transport header (its chunk lists), {@link #PLAIN} for a plain one. */
+    RpcRdmaHeader header;
+    private int xid;
+    /** The requester's rdma_credit (RFC 8166 §3.3.1). */
+    int credits;
+    /** On its responder's free list. */
+    boolean pooled;
+    /** Passed up the pipeline: any pull is over, and only the reply may still be in flight. */
+    boolean delivered;
 
     // The pull of the Read chunks (RFC 8166 §3.4.5), while one is in flight.
     private CallReassembly plan;
@@ -37,13 +53,35 @@ final class ResponderCall implements ChannelFutureListener {
     private ByteBuf replyRegion;
     private RdmaMemory replyRegistration;
 
-    ResponderCall(RpcRdmaResponder responder, RpcRdmaHeader header) {
+    ResponderCall(RpcRdmaResponder responder) {
         this.responder = responder;
+    }
+
+    /** Starts a call (a new or recycled object). */
+    ResponderCall init(RpcRdmaHeader header, int xid, int credits) {
         this.header = header;
+        this.xid = xid;
+        this.credits = credits;
+        this.pooled = false;
+        this.delivered = false;
+        return this;
     }
 
     int xid() {
-        return header.xid();
+        return xid;
+    }
+
+    /** Nothing in flight references this call: delivered, no pull under way, no reply memory waiting for its Send. */
+    boolean idle() {
+        return delivered && pendingReads == 0 && target == null && inline == null && replyRegion == null;
+    }
+
+    /** Forgets the call before the object is reused. Only when {@link #idle()}. */
+    void clear() {
+        header = null;
+        plan = null;
+        chunks = null;
+        readFailed = false;
     }
 
     /**
@@ -78,6 +116,7 @@ final class ResponderCall implements ChannelFutureListener {
             }
             replyRegion.release();
             replyRegion = null;
+            responder.recycle(this);
             return;
         }
         if (!f.isSuccess() && !readFailed) {

@@ -22,6 +22,7 @@ import dev.rpcrdma.handlers.header.WriteChunk;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.MsgType;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
@@ -38,6 +39,7 @@ import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
 import java.io.IOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -63,11 +65,15 @@ import java.util.List;
  * fails. When both peers set the R bit and every segment of the call names one handle, the reply is a Send With
  * Invalidate of that handle (RFC 8797 §4.1). The reply's write promise is its Send's.
  *
- * <p>Event-loop confined; not sharable.
+ * <p>Event-loop confined; not sharable. Per call nothing is allocated in steady state: call objects come from a free
+ * list bounded by the largest grant and go back once their reply was sent (and its Send completed, when the reply had
+ * local memory); a plain RDMA_MSG call (RFC 8166 §4.1) is read in place without a header object, every other header
+ * goes through {@link RpcRdmaHeaderDecoder}.
  */
 public final class RpcRdmaResponder extends RdmaReceiveHandler {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcRdmaResponder.class);
+    private static final int CALL = MsgType.CALL.intValue();
 
     private final RpcRdmaConfig config;
     private final InlineThresholds thresholds;
@@ -80,6 +86,8 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
     private final IntObjectHashMap<ResponderCall> calls = new IntObjectHashMap<>();
     /** Backward calls to the client (RFC 8167 backchannel), or null without one. */
     private final BackwardCaller backward;
+    /** Call objects whose reply was sent, reused for the next calls; at most the largest grant. */
+    private final ArrayDeque<ResponderCall> free = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private boolean closed;
 
@@ -146,6 +154,9 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
             return;
         }
         ByteBuf in = r.content();
+        if (RpcRdmaHeaderDecoder.isPlainMsg(in) && plainCall(ctx, in)) {
+            return;
+        }
         int requested = in.readableBytes() >= 12 ? in.getInt(in.readerIndex() + 8) : 0;
         RpcRdmaHeader header;
         try {
@@ -200,7 +211,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
             errChunk(ctx, header, "Read chunks need an RDMA connection");
             return;
         }
-        ResponderCall call = new ResponderCall(this, header);
+        ResponderCall call = newCall(header, xid, header.credits());
         calls.put(xid, call);
         if (header.readList().isEmpty()) {
             // The receive's own buffer, positioned after the transport header, rather than a slice object.
@@ -208,6 +219,60 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
             return;
         }
         pull(ctx, call, plan, nomsg ? null : in.retainedSlice());
+    }
+
+    /**
+     * The common call, admitted without a header object: a plain RDMA_MSG header (version 1, no chunk lists, RFC
+     * 8166 §4.1) followed inline by an RPC CALL whose xid is rdma_xid (§4.5.2), no larger than the largest message,
+     * with no call of that xid in progress. Returns false, having consumed and counted nothing, for anything else:
+     * the full path then decodes, checks and answers it as it always did.
+     */
+    private boolean plainCall(ChannelHandlerContext ctx, ByteBuf in) {
+        int xid = RpcRdmaHeaderDecoder.plainXid(in);
+        int start = in.readerIndex() + RpcRdmaHeader.MIN_MSG_LENGTH;
+        int inline = in.writerIndex() - start;
+        if (inline < 8 || inline > config.maxMessageSize() || in.getInt(start) != xid
+                || in.getInt(start + 4) != CALL || calls.containsKey(xid)) {
+            return false;
+        }
+        int credit = RpcRdmaHeaderDecoder.plainCredits(in);
+        in.skipBytes(RpcRdmaHeader.MIN_MSG_LENGTH);
+        if (!admit(ctx)) {
+            return true;
+        }
+        ResponderCall call = newCall(ResponderCall.PLAIN, xid, credit);
+        calls.put(xid, call);
+        // The receive's own buffer, positioned after the transport header, rather than a slice object.
+        deliver(ctx, call, in.retain());
+        return true;
+    }
+
+    private ResponderCall newCall(RpcRdmaHeader header, int xid, int credit) {
+        ResponderCall call = free.poll();
+        if (call == null) {
+            call = new ResponderCall(this);
+        }
+        return call.init(header, xid, credit);
+    }
+
+    /**
+     * {@code call} was answered (removed from the table): once nothing in flight references it (its reply memory
+     * waits for the Send's completion, which calls this again) it is kept for a next call, if there is room.
+     */
+    void recycle(ResponderCall call) {
+        if (call.pooled || !call.idle()) {
+            return;
+        }
+        call.clear();
+        if (free.size() < config.maxGrant()) {
+            call.pooled = true;
+            free.push(call);
+        }
+    }
+
+    /** Call objects ready for reuse (for tests). */
+    int freeCalls() {
+        return free.size();
     }
 
     /**
@@ -297,7 +362,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         if (stream.readableBytes() < 4 || stream.getInt(stream.readerIndex()) != xid) {
             stream.release();
             calls.remove(xid);
-            errChunk(ctx, call.header, "rdma_xid differs from the RPC message's xid (RFC 8166 §4.5.2)");
+            errChunk(ctx, xid, call.credits, "rdma_xid differs from the RPC message's xid (RFC 8166 §4.5.2)");
             return;
         }
         InboundRpcMessage message;
@@ -306,16 +371,17 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         } catch (XdrException e) {
             rpcStats.recordMalformedMessage();
             calls.remove(xid);
-            errChunk(ctx, call.header, "undecodable RPC message: " + e.getMessage());
+            errChunk(ctx, xid, call.credits, "undecodable RPC message: " + e.getMessage());
             return;
         }
         if (!(message.header() instanceof RpcCall)) {
             message.release();
             calls.remove(xid);
             rpcStats.recordUnexpectedMessage();
-            errChunk(ctx, call.header, "a responder received an RPC reply");
+            errChunk(ctx, xid, call.credits, "a responder received an RPC reply");
             return;
         }
+        call.delivered = true;
         ctx.fireChannelRead(message);
     }
 
@@ -352,6 +418,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
             int inline = RpcMessageCodec.inlineLength(reply);
             if (RpcRdmaHeader.MIN_MSG_LENGTH + (long) inline <= thresholds.sendThreshold()) {
                 sendInline(ctx, call, reply, inline, promise);
+                recycle(call);
                 return;
             }
         }
@@ -363,6 +430,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         }
         try {
             sendReply(ctx, call, payload, promise);
+            recycle(call); // unless its reply memory waits for the Send: then when the Send completed
         } catch (Throwable t) {
             logger.warn("{} could not send the reply to xid {}; closing (RFC 8166 §4.5.4)", ctx.channel(),
                     Integer.toUnsignedString(xid), t);
@@ -382,7 +450,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         ByteBuf send = null;
         try {
             send = ctx.alloc().directBuffer(RpcRdmaHeader.MIN_MSG_LENGTH + inline);
-            RpcRdmaHeaderEncoder.encodePlainMsg(call.xid(), grant(call.header.credits()), send);
+            RpcRdmaHeaderEncoder.encodePlainMsg(call.xid(), grant(call.credits), send);
             RpcMessageCodec.writeInline(reply, send);
         } catch (Throwable t) {
             if (send != null) {
@@ -406,7 +474,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         ReplyPlacement placement = new ReplyPlacement(request.writeList(), payload.ddpItems(),
                 payload.inlineLength(), connection != null);
         int remainder = placement.remainder;
-        int grant = grant(request.credits());
+        int grant = grant(call.credits);
         RpcRdmaHeader header = RpcRdmaHeader.msg(xid, grant, List.of(), placement.returned, null);
         WriteChunk replyChunk = request.replyChunk();
         boolean nomsg;
@@ -554,8 +622,12 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
     }
 
     private void errChunk(ChannelHandlerContext ctx, RpcRdmaHeader call, String why) {
-        logger.warn("{} answering ERR_CHUNK to xid {}: {}", ctx.channel(), Integer.toUnsignedString(call.xid()), why);
-        sendError(ctx, RpcRdmaHeader.errChunk(call.xid(), grant(call.credits())));
+        errChunk(ctx, call.xid(), call.credits(), why);
+    }
+
+    private void errChunk(ChannelHandlerContext ctx, int xid, int requested, String why) {
+        logger.warn("{} answering ERR_CHUNK to xid {}: {}", ctx.channel(), Integer.toUnsignedString(xid), why);
+        sendError(ctx, RpcRdmaHeader.errChunk(xid, grant(requested)));
     }
 
     private void sendError(ChannelHandlerContext ctx, RpcRdmaHeader error) {

@@ -294,6 +294,55 @@ abstract class RpcRdmaReliabilitySuite {
         assertEchoes(client, 5_000);
     }
 
+    /**
+     * Call objects are pooled per connection (issue 17). Calls that expose memory (Read chunks for large arguments,
+     * Write chunks for the echoed item) mixed with calls that time out and are answered late, then a close with
+     * calls in flight: every answered call is delivered intact (an object reused while its reply, Send completion
+     * or invalidation could still reach it would mix up calls or chunks), and the fabric's resources are back at
+     * their count afterwards.
+     */
+    @Test
+    void pooledCallObjectsAreNotReusedWhileAnythingCanReachThem() throws Exception {
+        startServer(RpcServerLimits.DEFAULT);
+        Map<String, Integer> before = stableResources();
+        RpcClient client = connect();
+        // RFC 8166 §3.3.3: a grant of one until the first reply; a held call must not take that one credit.
+        assertEchoes(client, 100);
+        ThreadLocalRandom rnd = ThreadLocalRandom.current();
+        for (int round = 0; round < 12; round++) {
+            List<CompletableFuture<Void>> late = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                late.add(hold(client, Duration.ofMillis(200)));
+            }
+            List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+            List<byte[]> expected = new ArrayList<>();
+            for (int k = 0; k < 12; k++) {
+                byte[] data = pattern(k % 3 == 0 ? 1 + rnd.nextInt(800) : 2_000 + rnd.nextInt(60_000), round + k);
+                expected.add(data);
+                calls.add(echo(client, data));
+            }
+            for (int i = 0; i < calls.size(); i++) {
+                assertArrayEquals(expected.get(i), calls.get(i).get(TIMEOUT, TimeUnit.SECONDS), "delivered intact");
+            }
+            for (CompletableFuture<Void> f : late) {
+                assertThrows(ExecutionException.class, () -> f.get(TIMEOUT, TimeUnit.SECONDS), "timed out");
+            }
+            Await.until(() -> held.size() == 2, "both held calls reached the procedure");
+            for (RpcCallContext c; (c = held.poll()) != null; ) {
+                c.replySuccess(); // late: the client drops them as unknown xids, the credits come back
+            }
+        }
+        CompletableFuture<Void> pending = holdOne(client);
+        CompletableFuture<byte[]> big = echo(client, pattern(100_000, 7));
+        client.channel().close().sync();
+        channels.remove(client.channel());
+        assertFailsClosed(pending);
+        Await.until(big::isDone, "the call in flight is over");
+        held.poll().replySuccess(); // to a gone client: dropped and released
+        Await.until(() -> serverInit.guard().connections() == 0, "the server-side connection closed");
+        Await.until(() -> before.equals(liveResources()), Duration.ofSeconds(30), "resources back at their count");
+    }
+
     @Test
     void aThrowingHandlerAnswersSystemErrAndTheConnectionGoesOn() throws Exception {
         startServer(RpcServerLimits.DEFAULT);

@@ -325,4 +325,44 @@ class RpcRdmaHeaderCodecTest {
         });
         assertEquals(Action.ERR_CHUNK, e.action());
     }
+
+    /** The fast path's test agrees with the full decoder: whatever it accepts decodes to a plain RDMA_MSG. */
+    @Test
+    void isPlainMsgAcceptsOnlyWhatDecodesAsAPlainRdmaMsg() throws Exception {
+        int[][] headers = {
+            {7, 1, 32, 0, 0, 0, 0},                // plain: accepted
+            {7, 1, 0, 0, 0, 0, 0},                 // credits are the caller's to check, as with decode
+            {7, 2, 32, 0, 0, 0, 0},                // ERR_VERS
+            {7, 1, 32, 1, 0, 0, 0},                // RDMA_NOMSG
+            {7, 1, 32, 2, 0, 0, 0},                // RDMA_MSGP
+            {7, 1, 32, 4, 1, 1, 1},                // RDMA_ERROR
+            {7, 1, 32, 9, 0, 0, 0},                // unknown procedure
+            {7, 1, 32, 0, 2, 0, 0},                // bad discriminant
+            {7, 1, 32, 0, 0, 0, 1},                // a (truncated) Reply chunk
+            {7, 1, 32, 0, 0, 0},                   // 24 bytes
+        };
+        for (int[] words : headers) {
+            ByteBuf b = Unpooled.buffer();
+            for (int w : words) {
+                b.writeInt(w);
+            }
+            b.writeInt(7).writeInt(1); // an RPC message follows
+            int start = b.readerIndex();
+            boolean plain = RpcRdmaHeaderDecoder.isPlainMsg(b);
+            assertEquals(start, b.readerIndex(), "the test reads nothing");
+            assertEquals(words.length == 7 && words[1] == 1 && words[3] == 0 && words[4] == 0 && words[5] == 0
+                    && words[6] == 0, plain, java.util.Arrays.toString(words));
+            if (plain) {
+                assertEquals(7, RpcRdmaHeaderDecoder.plainXid(b));
+                assertEquals(words[2], RpcRdmaHeaderDecoder.plainCredits(b));
+                RpcRdmaHeader h = new RpcRdmaHeaderDecoder().decode(b);
+                assertEquals(RdmaProcedure.RDMA_MSG, h.procedure());
+                assertEquals(7, h.xid());
+                assertEquals(words[2], h.credits());
+                assertTrue(!h.hasChunks());
+                assertEquals(start + RpcRdmaHeader.MIN_MSG_LENGTH, b.readerIndex());
+            }
+            b.release();
+        }
+    }
 }

@@ -419,4 +419,117 @@ class RpcRdmaRequesterTest {
             assertEquals(77, third.get(1, TimeUnit.SECONDS));
         }
     }
+
+    // ---- pooled call objects (issue 17): reused only once nothing can reach them ----------------------------
+
+    /** Holds every Send's write promise until the test completes it, as a send queue not yet reaped does. */
+    static final class HeldSends extends ChannelOutboundHandlerAdapter {
+        final List<ChannelPromise> promises = new ArrayList<>();
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            promises.add(promise);
+            ctx.write(msg, ctx.voidPromise());
+        }
+
+        void completeAll() {
+            for (ChannelPromise p : promises) {
+                p.trySuccess();
+            }
+            promises.clear();
+        }
+    }
+
+    static ByteBuf rpcReply(int xid, int result) {
+        return Unpooled.buffer().writeInt(xid).writeInt(1).writeInt(0).writeInt(0).writeInt(0).writeInt(0)
+                .writeInt(result);
+    }
+
+    @Test
+    void aCallObjectIsReusedOnlyAfterItsReplyAndItsSendCompletion() throws Exception {
+        HeldSends sends = new HeldSends();
+        try (WithClient c = new WithClient(sends)) {
+            CompletableFuture<Integer> first = c.call(CallOptions.DEFAULT);
+            int xid1 = c.sent();
+            // RDMA: the reply may arrive before the Send's completion is reaped.
+            c.receive(RpcRdmaHeader.msg(xid1, 4), rpcReply(xid1, 1));
+            assertEquals(1, first.get(1, TimeUnit.SECONDS));
+            assertEquals(0, c.requester.freeCalls(), "its Send's promise still reaches it");
+            sends.completeAll();
+            assertEquals(1, c.requester.freeCalls(), "nothing reaches it any more");
+
+            CompletableFuture<Integer> second = c.call(CallOptions.DEFAULT);
+            int xid2 = c.sent();
+            assertEquals(0, c.requester.freeCalls(), "reused for the next call");
+            sends.completeAll();
+            assertEquals(0, c.requester.freeCalls(), "the Send completed, the reply did not: still outstanding");
+            c.receive(RpcRdmaHeader.msg(xid2, 4), rpcReply(xid2, 2));
+            assertEquals(2, second.get(1, TimeUnit.SECONDS));
+            assertEquals(1, c.requester.freeCalls());
+        }
+    }
+
+    @Test
+    void manyCallsWithTimeoutsErrorsAndACloseNeverShareACallObject() throws Exception {
+        HeldSends sends = new HeldSends();
+        WithClient c = new WithClient(sends);
+        try {
+            CallOptions shortTimeout = CallOptions.DEFAULT.withTimeout(Duration.ofMillis(100));
+            List<CompletableFuture<Integer>> lateOnes = new ArrayList<>();
+            List<Integer> lateXids = new ArrayList<>();
+            // Grant 1 before the first reply (RFC 8166 §3.3.3); 5 after it: four calls and one timed out.
+            CompletableFuture<Integer> prime = c.call(CallOptions.DEFAULT);
+            int xid0 = c.sent();
+            c.receive(RpcRdmaHeader.msg(xid0, 5), rpcReply(xid0, 0));
+            assertEquals(0, prime.get(1, TimeUnit.SECONDS));
+            for (int round = 0; round < 50; round++) {
+                // Four calls at a time: one answered, one RDMA_ERROR, one timing out (answered late, in
+                // the next round, after its object could have been reused were it recycled too early), one answered
+                // before its Send completed.
+                List<CompletableFuture<Integer>> f = new ArrayList<>();
+                List<Integer> xids = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    f.add(c.call(i == 2 ? shortTimeout : CallOptions.DEFAULT));
+                    xids.add(c.sent());
+                }
+                for (int i = 0; i < lateXids.size(); i++) {
+                    int late = lateXids.get(i);
+                    c.receive(RpcRdmaHeader.msg(late, 5), rpcReply(late, -1));
+                    assertInstanceOf(RpcTimeoutException.class, failure(lateOnes.get(i)));
+                }
+                lateOnes.clear();
+                lateXids.clear();
+                if (round % 2 == 0) {
+                    sends.completeAll();
+                }
+                c.receive(RpcRdmaHeader.msg(xids.get(0), 5), rpcReply(xids.get(0), round));
+                c.receive(RpcRdmaHeader.errChunk(xids.get(1), 5), null);
+                c.ch.advanceTimeBy(200, TimeUnit.MILLISECONDS);
+                c.ch.runScheduledPendingTasks();
+                c.receive(RpcRdmaHeader.msg(xids.get(3), 5), rpcReply(xids.get(3), round + 1000));
+                sends.completeAll();
+                assertEquals(round, f.get(0).get(1, TimeUnit.SECONDS));
+                assertInstanceOf(RpcRdmaErrorException.class, failure(f.get(1)));
+                assertEquals(round + 1000, f.get(3).get(1, TimeUnit.SECONDS));
+                lateOnes.add(f.get(2));
+                lateXids.add(xids.get(2));
+                assertEquals(1, c.requester.outstandingCalls(), "only the timed-out call keeps its credit");
+                assertTrue(c.requester.freeCalls() <= 16, "bounded by maxRequests");
+            }
+            assertEquals(49, c.rpcStats.unknownXidReplies(), "each late reply was dropped by the RPC layer");
+            // Close with calls outstanding (five, four of them with their Sends not completed) and queued ones.
+            int before = c.requester.freeCalls();
+            for (int i = 0; i < 8; i++) {
+                c.call(CallOptions.DEFAULT);
+            }
+            c.ch.close();
+            sends.completeAll();
+            assertEquals(0, c.requester.queuedCalls());
+            // Every object came back, once: the free ones, the late call's and those made for the close phase.
+            assertEquals(Math.min(16, Math.max(before + 1, 9)), c.requester.freeCalls());
+            assertEquals(0, c.client.handler().pendingCalls());
+        } finally {
+            c.close();
+        }
+    }
 }

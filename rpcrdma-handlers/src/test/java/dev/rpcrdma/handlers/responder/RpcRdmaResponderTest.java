@@ -367,4 +367,74 @@ class RpcRdmaResponderTest {
         assertEquals(0, ReplyPlacement.singleHandle(two));
         assertEquals(0, ReplyPlacement.singleHandle(RpcRdmaHeader.msg(XID, 1)));
     }
+
+    // ---- pooled call objects (issue 17) ------------------------------------------------------------------------
+
+    RpcRdmaResponder responder() {
+        return ch.pipeline().get(RpcRdmaResponder.class);
+    }
+
+    /** Answers {@code xid} with {@code result}; returns the reply's transport header, checking the RPC xid. */
+    RpcRdmaHeader reply(int xid, int result) throws Exception {
+        XdrPayload results = XdrPayload.newPayload(ch.alloc());
+        results.writer().writeInt(result);
+        ChannelFuture f = ch.writeOneOutbound(new OutboundRpcMessage(RpcReply.success(xid), results));
+        ch.flushOutbound();
+        assertTrue(f.isSuccess());
+        ByteBuf b = assertInstanceOf(ByteBuf.class, ch.readOutbound());
+        try {
+            RpcRdmaHeader h = new RpcRdmaHeaderDecoder().decode(b);
+            assertEquals(xid, b.readInt(), "the RPC reply follows inline with its xid");
+            return h;
+        } finally {
+            b.release();
+        }
+    }
+
+    void expectCall(int xid) {
+        InboundRpcMessage m = ch.readInbound();
+        assertNotNull(m);
+        try {
+            assertEquals(xid, m.header().xid());
+        } finally {
+            m.release();
+        }
+    }
+
+    @Test
+    void callObjectsAreReusedOnlyOnceAnsweredAndKeepEachCallsXidAndCredits() throws Exception {
+        // RFC 8166 §3.3.3: one call until a grant was sent; then up to 8.
+        receive(RpcRdmaHeader.msg(XID - 1, 8), rpcCall(XID - 1, 8));
+        expectCall(XID - 1);
+        assertEquals(8, reply(XID - 1, 0).credits());
+        assertEquals(1, responder().freeCalls(), "answered: back on the free list");
+        for (int round = 0; round < 20; round++) {
+            int plain = XID + 2 * round;
+            int chunked = plain + 1;
+            receive(RpcRdmaHeader.msg(plain, 3), rpcCall(plain, 8));            // the fast path: no header object
+            receive(RpcRdmaHeader.msg(chunked, 5, List.of(), List.of(), WriteChunk.of(seg(4096))),
+                    rpcCall(chunked, 8));                                             // the full decoder
+            expectCall(plain);
+            expectCall(chunked);
+            assertEquals(2, responder().outstandingCalls());
+            assertEquals(0, responder().freeCalls(), "both calls are in progress");
+            // A second call with an xid in progress is refused; the call in progress is not disturbed.
+            receive(RpcRdmaHeader.msg(plain, 3), rpcCall(plain, 8));
+            RpcRdmaHeader refused = sent();
+            assertEquals(RdmaErrorCode.ERR_CHUNK, refused.errorCode());
+            assertEquals(plain, refused.xid());
+            // Answered out of order: each reply carries its own call's xid and grant.
+            RpcRdmaHeader h = reply(chunked, 1);
+            assertEquals(chunked, h.xid());
+            assertEquals(5, h.credits());
+            assertEquals(1, responder().freeCalls());
+            h = reply(plain, 2);
+            assertEquals(plain, h.xid());
+            assertEquals(3, h.credits());
+            assertEquals(2, responder().freeCalls());
+            assertEquals(0, responder().outstandingCalls());
+        }
+        assertEquals(20, stats.errorsSent());
+        assertTrue(ch.isOpen());
+    }
 }
