@@ -7,8 +7,6 @@ import dev.rpcrdma.oncrpc.metrics.RpcErrorKind;
 import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
@@ -17,13 +15,12 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * One call from {@link RpcClient#call} to its outcome. As a {@link Runnable} it is the hand-off of the call to the
- * event loop ({@link RpcClientHandler#send}); as a {@link ChannelFutureListener} it fails the call when the write
- * fails; {@link CallTimeouts} links it by deadline. The outcome goes to a {@link CompletableFuture} (one object per
- * call, never reused) or to an {@link RpcCallListener}: then the object comes from its handler's free list and
- * goes back once both the outcome and the write's completion were handled, so nothing can reach it when it is
- * reused.
+ * event loop ({@link RpcClientHandler#send}); {@link CallTimeouts} links it by deadline. The outcome goes to a
+ * {@link CompletableFuture} (one object per call, never reused) or to an {@link RpcCallListener}: then the object
+ * comes from its handler's free list and goes back once the outcome was handled (the call is written with the
+ * channel's void promise, so nothing else refers to it then).
  */
-final class PendingCall<T> implements Runnable, ChannelFutureListener {
+final class PendingCall<T> implements Runnable {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(PendingCall.class);
 
@@ -51,8 +48,6 @@ final class PendingCall<T> implements Runnable, ChannelFutureListener {
     PendingCall<?> next;
     boolean linked;
     private boolean handedOver;
-    /** What still refers to this call: its outcome, and its write until the write completed. */
-    private int holds;
     /** Where this call is recorded (null: not measured), its procedure's counters, when it was sent. */
     private RpcMetrics metrics;
     private ProcedureMetrics procedureMetrics;
@@ -99,7 +94,6 @@ final class PendingCall<T> implements Runnable, ChannelFutureListener {
         this.armTimer = armTimer;
         this.args = args;
         this.decoder = decoder;
-        this.holds = 1;
     }
 
     @Override
@@ -110,23 +104,10 @@ final class PendingCall<T> implements Runnable, ChannelFutureListener {
         }
     }
 
-    /** The write is about to be listened to: it holds this call until it completes. */
-    void holdForWrite() {
-        holds++;
-    }
-
     /** Fails this call with {@link RpcTimeoutException} if it is still pending; event loop only. */
     void timedOut() {
         handler.fail(this, new RpcTimeoutException("no reply to xid " + Integer.toUnsignedString(xid)
                 + " within " + timeoutDuration));
-    }
-
-    @Override
-    public void operationComplete(ChannelFuture f) {
-        if (!f.isSuccess()) {
-            handler.fail(this, new RpcConnectionClosedException("could not send the call", f.cause()));
-        }
-        release();
     }
 
     /** Measures this call into {@code m}; event loop, before it is written. */
@@ -203,9 +184,9 @@ final class PendingCall<T> implements Runnable, ChannelFutureListener {
         }
     }
 
-    /** Drops one hold; the last one returns a listener call to its handler's free list. */
+    /** The outcome was taken: a listener call goes back to its handler's free list. */
     private void release() {
-        if (--holds > 0 || !pooled) {
+        if (!pooled) {
             return;
         }
         RpcClientHandler owner = handler;

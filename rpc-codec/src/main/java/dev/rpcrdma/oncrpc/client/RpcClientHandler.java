@@ -46,6 +46,8 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
     /** Next xid to try; event loop only (RFC 5531 §9: the client chooses it). */
     private int nextXid = ThreadLocalRandom.current().nextInt();
     private volatile boolean closed;
+    /** The error that closed the connection (the cause of the pending calls' failure); event loop only. */
+    private Throwable closeCause;
     /** Where calls are recorded, or null. */
     private volatile RpcMetrics metrics;
 
@@ -149,9 +151,10 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
         OutboundRpcMessage message = OutboundRpcMessage.newCall(xid, call.program, call.version, call.procedure,
                 call.options.credential(), call.options.replyDdpItemsUnsafe(), call.options.maxReplySize(),
                 call.args);
-        // Held for the write before writing: a reply (or a failure) may complete the call inside writeAndFlush.
-        call.holdForWrite();
-        call.channel.writeAndFlush(message).addListener(call);
+        // No promise per call: a transport that cannot send one call fires an RpcCallFailedEvent for its xid (e.g.
+        // RPC-over-RDMA, RFC 8166 §4.5.4), any other write failure reaches exceptionCaught and closes the
+        // connection, which fails every pending call; either way the call does not wait for its timeout.
+        call.channel.writeAndFlush(message, call.channel.voidPromise());
     }
 
     /** Removes and fails a pending call (write failure, timeout, transport event); false if none was pending. */
@@ -234,12 +237,18 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        failAll(new RpcConnectionClosedException("connection " + ctx.channel() + " closed"));
+        Throwable cause = closeCause;
+        failAll(cause == null ? new RpcConnectionClosedException("connection " + ctx.channel() + " closed")
+                : new RpcConnectionClosedException("connection " + ctx.channel() + " closed after an error", cause));
         super.channelInactive(ctx);
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // E.g. a call's write failed (calls are written with the void promise): the pending calls fail with it.
+        if (closeCause == null) {
+            closeCause = cause;
+        }
         logger.warn("{} closing after an error: {}", ctx.channel(), cause.toString());
         ctx.close();
     }

@@ -16,6 +16,10 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.VoidChannelPromise;
+import io.netty.util.Attribute;
+import io.netty.util.AttributeKey;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -43,6 +47,8 @@ public final class RpcCallContext {
     private final AuthSysCredential authSys;
     /** {@link #call()}, built when first asked for. */
     private volatile RpcCall call;
+    private static final AttributeKey<ChannelPromise> VOID_PROMISE =
+            AttributeKey.valueOf(RpcCallContext.class, "voidReplyPromise");
     private static final AtomicIntegerFieldUpdater<RpcCallContext> REPLIED =
             AtomicIntegerFieldUpdater.newUpdater(RpcCallContext.class, "replied");
 
@@ -141,7 +147,41 @@ public final class RpcCallContext {
 
     /** Replies MSG_ACCEPTED SUCCESS with the given results; takes ownership of {@code results}. */
     public ChannelFuture replySuccess(XdrPayload results) {
-        return send(null, AcceptStat.SUCCESS, results);
+        return send(null, AcceptStat.SUCCESS, results, null);
+    }
+
+    /**
+     * Replies MSG_ACCEPTED SUCCESS with the given results, completing {@code promise} when the reply was written;
+     * takes ownership of {@code results}. With {@link #voidPromise()} this is the allocation-free form: nothing
+     * waits on the write, and a reply that cannot be written is dropped, as {@link #replySuccess(XdrPayload)}'s
+     * future would report for a connection that is gone (the client then sees the connection close or its call
+     * time out).
+     */
+    public ChannelFuture replySuccess(XdrPayload results, ChannelPromise promise) {
+        return send(null, AcceptStat.SUCCESS, results, ObjectUtil.checkNotNull(promise, "promise"));
+    }
+
+    /**
+     * The connection's void promise for replies that nobody waits on ({@link #replySuccess(XdrPayload,
+     * ChannelPromise)}): one per connection, and a reply it carries that fails is dropped silently (a plain
+     * {@code channel().voidPromise()} would fire the failure through the pipeline, which closes the connection).
+     */
+    public ChannelPromise voidPromise() {
+        return voidPromise(ctx.channel());
+    }
+
+    /** {@link #voidPromise()} of {@code channel}. */
+    static ChannelPromise voidPromise(Channel channel) {
+        Attribute<ChannelPromise> a = channel.attr(VOID_PROMISE);
+        ChannelPromise p = a.get();
+        if (p == null) {
+            p = new VoidChannelPromise(channel, false);
+            ChannelPromise existing = a.setIfAbsent(p);
+            if (existing != null) {
+                p = existing;
+            }
+        }
+        return p;
     }
 
     /** Replies MSG_ACCEPTED SUCCESS with no results (void). */
@@ -154,28 +194,34 @@ public final class RpcCallContext {
         if (AcceptStat.PROG_MISMATCH.equals(ObjectUtil.checkNotNull(stat, "stat"))) {
             throw new IllegalArgumentException("PROG_MISMATCH needs low/high: use reply(RpcReply.progMismatch(...))");
         }
-        return send(null, stat, XdrPayload.empty());
+        return send(null, stat, XdrPayload.empty(), null);
     }
 
     /** Replies MSG_DENIED AUTH_ERROR with the given reason (e.g. AUTH_TOOWEAK for an unsupported flavor). */
     public ChannelFuture replyAuthError(AuthStat why) {
-        return send(RpcReply.authError(xid, why), null, XdrPayload.empty());
+        return send(RpcReply.authError(xid, why), null, XdrPayload.empty(), null);
     }
 
     /** Sends any reply header (with results only for SUCCESS); takes ownership of {@code body}. */
     public ChannelFuture reply(RpcReply reply, XdrPayload body) {
-        return send(ObjectUtil.checkNotNull(reply, "reply"), null, body);
+        return send(ObjectUtil.checkNotNull(reply, "reply"), null, body, null);
     }
 
     /**
      * Sends {@code reply}, or (null) a pooled MSG_ACCEPTED reply with {@code stat} (the allocation-free path of
-     * {@link #replySuccess} and {@link #replyError}); takes ownership of {@code body}.
+     * {@link #replySuccess} and {@link #replyError}), with {@code promise} or (null) a new future whose failure is
+     * logged; takes ownership of {@code body}.
      */
-    private ChannelFuture send(RpcReply reply, AcceptStat stat, XdrPayload body) {
+    private ChannelFuture send(RpcReply reply, AcceptStat stat, XdrPayload body, ChannelPromise promise) {
         if (!REPLIED.compareAndSet(this, 0, 1)) {
             body.release();
             logger.warn("{} second reply to {} ignored", ctx.channel(), call());
-            return ctx.newFailedFuture(new IllegalStateException("call already answered: " + call()));
+            IllegalStateException answered = new IllegalStateException("call already answered: " + call());
+            if (promise != null && !promise.isVoid()) {
+                promise.tryFailure(answered);
+                return promise;
+            }
+            return ctx.newFailedFuture(answered);
         }
         OutboundRpcMessage message = reply != null ? new OutboundRpcMessage(reply, body)
                 : OutboundRpcMessage.newReply(xid, stat, body);
@@ -183,6 +229,9 @@ public final class RpcCallContext {
             metrics.recordBytesOut(body.inlineLength());
             metrics.recordCall(procedureMetrics, System.nanoTime() - startNanos,
                     RpcMetrics.kindOf((RpcReply) message.header()));
+        }
+        if (promise != null) {
+            return ctx.writeAndFlush(message, promise);
         }
         return ctx.writeAndFlush(message).addListener(RpcDispatcher.LOG_WRITE_FAILURE);
     }

@@ -141,6 +141,13 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
             }
         }
         RpcProgramRegistry.Lookup found = registry.lookup(call.program(), call.version(), call.procedure());
+        if (found.procedure == RpcProcedure.NULL && metrics == null) {
+            // The built-in NULL procedure (RFC 5531 convention: no arguments, an empty SUCCESS): answered here,
+            // with a pooled reply and no write future, so a ping costs no object.
+            ctx.writeAndFlush(OutboundRpcMessage.newReply(call.xid(), AcceptStat.SUCCESS, XdrPayload.empty()),
+                    RpcCallContext.voidPromise(ctx.channel()));
+            return;
+        }
         RpcCallContext context = new RpcCallContext(ctx, call, authSys);
         if (metrics != null) {
             RpcMetrics m = metrics.forChannel(ctx.channel());

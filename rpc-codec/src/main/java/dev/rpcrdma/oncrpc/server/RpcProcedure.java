@@ -1,6 +1,7 @@
 package dev.rpcrdma.oncrpc.server;
 
 import dev.rpcrdma.oncrpc.xdr.XdrException;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import dev.rpcrdma.oncrpc.xdr.XdrReader;
 
 /**
@@ -19,5 +20,5 @@ public interface RpcProcedure {
     void call(RpcCallContext call, XdrReader args) throws XdrException;
 
     /** Procedure 0, NULL by RFC 5531 convention: no arguments, empty SUCCESS reply (pings, rpcinfo). */
-    RpcProcedure NULL = (call, args) -> call.replySuccess();
+    RpcProcedure NULL = (call, args) -> call.replySuccess(XdrPayload.empty(), call.voidPromise());
 }

@@ -2,7 +2,6 @@ package dev.rpcrdma.oncrpc.server;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -14,7 +13,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Applies {@link RpcServerLimits} to the connections of one server initializer and counts what it refused: the
  * shared connection count (admitted in the initializer, released when the channel closes), and per connection an
- * {@link IdleStateHandler} plus an {@link RpcCallLimiter}. Thread-safe: connections on every event loop share it.
+ * {@link RpcIdleTimeout} (all-idle, as Netty's {@code IdleStateHandler}) plus an {@link RpcCallLimiter}. Thread-safe:
+ * connections on every event loop share it.
  */
 public final class RpcServerGuard {
 
@@ -80,7 +80,7 @@ public final class RpcServerGuard {
     public void install(ChannelPipeline p, boolean limitCalls) {
         long idle = limits.idleTimeout().toMillis();
         if (idle > 0) {
-            p.addFirst("rpcIdle", new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS));
+            p.addFirst("rpcIdle", new RpcIdleTimeout(TimeUnit.MILLISECONDS.toNanos(idle)));
         }
         p.addLast("rpcLimiter", new RpcCallLimiter(this, limitCalls ? limits.maxCallsInFlight() : Integer.MAX_VALUE));
     }

@@ -192,7 +192,9 @@ public final class BackwardCaller {
         Queued q;
         while ((q = queue.poll()) != null) {
             q.payload.release();
-            q.promise.tryFailure(closed);
+            if (!q.promise.isVoid()) {
+                q.promise.tryFailure(closed); // a void promise's call fails with the connection (the RPC layer)
+            }
         }
     }
 
@@ -201,7 +203,9 @@ public final class BackwardCaller {
         logger.debug("{} backward call xid {} not sent: {}", ctx.channel(), Integer.toUnsignedString(xid), why);
         // The typed failure reaches the caller first; the promise's failure then finds the call gone.
         ctx.fireUserEventTriggered(new RpcCallFailedEvent(xid, e));
-        promise.tryFailure(e);
+        if (!promise.isVoid()) {
+            promise.tryFailure(e);
+        }
     }
 
     /** A backward call waiting for a credit: its encoded RPC message and its write promise. */

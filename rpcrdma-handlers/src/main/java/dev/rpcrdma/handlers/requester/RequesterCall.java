@@ -103,7 +103,9 @@ final class RequesterCall implements ChannelFutureListener {
         }
         ChannelPromise p = promise;
         release();
-        p.tryFailure(cause);
+        if (!p.isVoid()) {
+            p.tryFailure(cause); // a void promise's call fails with the connection (the RPC layer's close)
+        }
     }
 
     /** The Send's completion: a Send that failed gives back what the call holds; the promise lets go of it. */

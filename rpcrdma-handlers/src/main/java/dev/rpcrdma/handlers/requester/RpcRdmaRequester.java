@@ -18,6 +18,7 @@ import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.client.RpcCallFailedEvent;
+import dev.rpcrdma.oncrpc.client.RpcConnectionClosedException;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.MsgType;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
@@ -218,8 +219,9 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
             return;
         }
         if (inactive) {
+            int xid = call.header().xid();
             call.release();
-            promise.tryFailure(new ClosedChannelException());
+            failCall(ctx, xid, promise, new ClosedChannelException());
             return;
         }
         RequesterCall rpc = free.poll();
@@ -267,10 +269,16 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
             credits.onCallSent();
             maxOutstandingSeen = Math.max(maxOutstandingSeen, credits.outstanding());
             calls.put(rpc.xid, rpc);
-            ChannelPromise promise = rpc.promise.unvoid();
-            ctx.write(send, promise);
-            rpc.retain(); // the promise's listener holds the call until the Send completed
-            promise.addListener(rpc);
+            ChannelPromise promise = rpc.promise;
+            if (promise.isVoid()) {
+                // Nobody listens (RpcClientHandler's allocation-free write): a Send that cannot be posted or
+                // completes in error breaks the connection, and its close finishes the call (channelInactive).
+                ctx.write(send, promise);
+            } else {
+                ctx.write(send, promise);
+                rpc.retain(); // the promise's listener holds the call until the Send completed
+                promise.addListener(rpc);
+            }
             return true;
         } catch (Throwable t) {
             // RFC 8166 §4.5.4: the call could not be constructed: it fails at once. Binds already written are
@@ -278,15 +286,30 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
             ctx.flush();
             rpc.exposure.finish(false, false, 0, stats);
             ChannelPromise promise = rpc.promise;
-            if (calls.get(rpc.xid) != rpc) {
+            int xid = rpc.xid;
+            if (calls.get(xid) != rpc) {
                 rpc.release(); // neither queued nor outstanding: the requester lets go of it
             }
-            promise.tryFailure(t);
+            failCall(ctx, xid, promise, t);
             return false;
         } finally {
             if (message != null) {
                 message.release();
             }
+        }
+    }
+
+    /**
+     * Fails one call that could not be sent: through its write promise, or, written with a void promise (the RPC
+     * client's allocation-free path), as an {@link RpcCallFailedEvent} for its xid, with the failure the promise's
+     * listener would have reported, so the call fails at once and the connection stays up.
+     */
+    private static void failCall(ChannelHandlerContext ctx, int xid, ChannelPromise promise, Throwable cause) {
+        if (promise.isVoid()) {
+            ctx.fireUserEventTriggered(new RpcCallFailedEvent(xid,
+                    new RpcConnectionClosedException("could not send the call", cause)));
+        } else {
+            promise.tryFailure(cause);
         }
     }
 
@@ -496,6 +519,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
             rpc.exposure.finish(false, false, 0, stats);
         }
         for (RequesterCall rpc : calls.values()) {
+            credits.onCallAbandoned(); // no reply will come: the count of calls in flight goes back to zero
             rpc.release(); // after every finish: a recycled object may not be finished twice
         }
         calls.clear();

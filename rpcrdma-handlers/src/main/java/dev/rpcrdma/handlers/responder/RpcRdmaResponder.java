@@ -614,11 +614,13 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
             message = RdmaSend.withInvalidate(send, rkey);
             stats.recordRemoteInvalidation();
         }
+        if (memoryOwner == null) {
+            ctx.writeAndFlush(message, promise); // a void promise stays void: nothing to give back after the Send
+            return;
+        }
         ChannelPromise p = promise.unvoid();
         ctx.writeAndFlush(message, p);
-        if (memoryOwner != null) {
-            p.addListener(memoryOwner);
-        }
+        p.addListener(memoryOwner);
     }
 
     private void errChunk(ChannelHandlerContext ctx, RpcRdmaHeader call, String why) {

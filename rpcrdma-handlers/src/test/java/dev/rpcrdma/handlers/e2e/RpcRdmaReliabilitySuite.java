@@ -290,6 +290,8 @@ abstract class RpcRdmaReliabilitySuite {
         ExecutionException e = assertThrows(ExecutionException.class, () -> pending.get(TIMEOUT, TimeUnit.SECONDS));
         assertTrue(e.getCause().getMessage() != null && !e.getCause().getMessage().isEmpty(), "a clear exception");
         assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(20));
+        // The call may reach the procedure after the client gave up on it (a slow first call, e.g. in the VM).
+        Await.until(() -> held.size() == 1, "the call reached the procedure");
         held.poll().replySuccess(); // the late reply is an unknown xid to the client: dropped, counted
         assertEchoes(client, 5_000);
     }

@@ -379,9 +379,11 @@ class RpcRdmaRequesterTest {
             }
         })) {
             CompletableFuture<Integer> f = c.call(CallOptions.DEFAULT);
-            c.ch.flushOutbound();
+            // The client writes its calls with the void promise: the failure reaches the pipeline, and the
+            // connection closes with it as the RDMA channel's own failed Send does; every call fails with the cause.
             RpcConnectionClosedException e = assertInstanceOf(RpcConnectionClosedException.class, failure(f));
             assertSame(linkDown, e.getCause(), "the transport's reason is the cause");
+            assertFalse(c.ch.isOpen(), "a failed Send breaks the connection");
             assertEquals(0, c.requester.outstandingCalls(), "the credit of a call never sent is not held");
             assertEquals(0, c.client.handler().pendingCalls());
         }
@@ -449,20 +451,24 @@ class RpcRdmaRequesterTest {
     void aCallObjectIsReusedOnlyAfterItsReplyAndItsSendCompletion() throws Exception {
         HeldSends sends = new HeldSends();
         try (WithClient c = new WithClient(sends)) {
-            CompletableFuture<Integer> first = c.call(CallOptions.DEFAULT);
-            int xid1 = c.sent();
+            // A call written with a promise of its own (not the RPC client's void one): its listener holds it.
+            int xid1 = 0x5151;
+            ChannelPromise written = c.ch.newPromise();
+            c.ch.writeAndFlush(OutboundRpcMessage.newCall(xid1, PROG, 1, 1, OpaqueAuth.NONE, new int[0], 0,
+                    XdrPayload.empty()), written);
+            assertEquals(xid1, c.sent());
             // RDMA: the reply may arrive before the Send's completion is reaped.
             c.receive(RpcRdmaHeader.msg(xid1, 4), rpcReply(xid1, 1));
-            assertEquals(1, first.get(1, TimeUnit.SECONDS));
             assertEquals(0, c.requester.freeCalls(), "its Send's promise still reaches it");
             sends.completeAll();
+            assertTrue(written.isSuccess());
             assertEquals(1, c.requester.freeCalls(), "nothing reaches it any more");
 
+            // The RPC client's calls: nothing listens to their void promise, so the reply alone lets go.
             CompletableFuture<Integer> second = c.call(CallOptions.DEFAULT);
             int xid2 = c.sent();
             assertEquals(0, c.requester.freeCalls(), "reused for the next call");
-            sends.completeAll();
-            assertEquals(0, c.requester.freeCalls(), "the Send completed, the reply did not: still outstanding");
+            assertEquals(0, c.requester.freeCalls(), "the reply did not arrive: still outstanding");
             c.receive(RpcRdmaHeader.msg(xid2, 4), rpcReply(xid2, 2));
             assertEquals(2, second.get(1, TimeUnit.SECONDS));
             assertEquals(1, c.requester.freeCalls());

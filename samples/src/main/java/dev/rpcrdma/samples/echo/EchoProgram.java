@@ -78,8 +78,9 @@ public final class EchoProgram {
             data.release();
             throw t;
         }
-        // The payload takes ownership of data; the reply context takes ownership of the payload.
-        call.replySuccess(results.writeDdpOpaque(data));
+        // The payload takes ownership of data; the reply context takes ownership of the payload. Nothing waits on
+        // the reply's write: the void promise spares a future per call.
+        call.replySuccess(results.writeDdpOpaque(data), call.voidPromise());
     }
 
     /**
