@@ -93,40 +93,34 @@ final class ReplyPlacement {
      * the lists in place: it runs for every reply (RFC 8797 §4.1), so it builds nothing.
      */
     static int singleHandle(RpcRdmaHeader call) {
-        int handle = 0;
-        boolean any = false;
+        long handle = NO_HANDLE;
         List<ReadSegment> reads = call.readList();
-        for (int i = 0; i < reads.size(); i++) {
-            int h = reads.get(i).segment().handle();
-            if (any && h != handle) {
-                return 0;
-            }
-            handle = h;
-            any = true;
+        for (int i = 0; i < reads.size() && handle != MIXED_HANDLES; i++) {
+            handle = sameHandle(handle, reads.get(i).segment());
         }
         List<WriteChunk> writes = call.writeList();
         for (int i = 0; i < writes.size(); i++) {
-            List<RdmaSegment> segments = writes.get(i).segments();
-            for (int j = 0; j < segments.size(); j++) {
-                int h = segments.get(j).handle();
-                if (any && h != handle) {
-                    return 0;
-                }
-                handle = h;
-                any = true;
-            }
+            handle = sameHandles(handle, writes.get(i).segments());
         }
         if (call.replyChunk() != null) {
-            List<RdmaSegment> segments = call.replyChunk().segments();
-            for (int j = 0; j < segments.size(); j++) {
-                int h = segments.get(j).handle();
-                if (any && h != handle) {
-                    return 0;
-                }
-                handle = h;
-                any = true;
-            }
+            handle = sameHandles(handle, call.replyChunk().segments());
+        }
+        return handle < 0 ? 0 : (int) handle;
+    }
+
+    /** {@link #singleHandle}'s state: no segment seen yet, or segments with different handles. */
+    private static final long NO_HANDLE = -1;
+    private static final long MIXED_HANDLES = -2;
+
+    private static long sameHandles(long handle, List<RdmaSegment> segments) {
+        for (int j = 0; j < segments.size() && handle != MIXED_HANDLES; j++) {
+            handle = sameHandle(handle, segments.get(j));
         }
         return handle;
+    }
+
+    private static long sameHandle(long handle, RdmaSegment segment) {
+        long h = segment.handle() & 0xFFFF_FFFFL;
+        return handle == NO_HANDLE || handle == h ? h : MIXED_HANDLES;
     }
 }
