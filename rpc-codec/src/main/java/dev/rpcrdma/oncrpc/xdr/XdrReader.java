@@ -222,9 +222,7 @@ public final class XdrReader {
         if (placedData != null) {
             return placedData;
         }
-        ByteBuf data = in.readRetainedSlice(length);
-        skipPad(length);
-        return data;
+        return sliceInline(length);
     }
 
     /** Skips a variable-length opaque of at most {@code max} bytes (inline or placed). */
@@ -347,7 +345,11 @@ public final class XdrReader {
      * view through the composite.
      */
     private ByteBuf inlineSlice(int max) throws XdrException {
-        int length = readLength(max, OPAQUE);
+        return sliceInline(readLength(max, OPAQUE));
+    }
+
+    /** The next {@code length} inline bytes as a retained slice (see {@link #inlineSlice}), then their pad. */
+    private ByteBuf sliceInline(int length) throws XdrException {
         ByteBuf data = in instanceof CompositeByteBuf ? componentSlice((CompositeByteBuf) in, length) : null;
         if (data == null) {
             data = in.readRetainedSlice(length);

@@ -15,11 +15,16 @@ import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import dev.rpcrdma.oncrpc.xdr.XdrWriter;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.ReferenceCountUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The server's RFC 5531 §9 answers, through the real TCP pipeline on an EmbeddedChannel. */
@@ -229,5 +235,43 @@ class RpcDispatcherTest {
         } finally {
             reply.release();
         }
+    }
+
+    /**
+     * The allocation-free reply form: written with the connection's void promise, answered once, and a write that
+     * fails is dropped without closing the connection (a plain {@code channel().voidPromise()} would fire the
+     * failure through the pipeline, and the dispatcher closes on errors).
+     */
+    @Test
+    void aVoidPromiseReplyIsSentOnceAndAFailedOneLeavesTheConnectionOpen() throws XdrException {
+        ch.writeInbound(RpcWire.record(RpcWire.call(27, 2, PROG, 2, 3)));
+        RpcCallContext call = deferred.get();
+        assertSame(call.voidPromise(), call.voidPromise(), "one per connection");
+        assertTrue(call.voidPromise().isVoid());
+        XdrPayload results = call.newPayload();
+        results.writer().writeInt(8);
+        call.replySuccess(results, call.voidPromise());
+        XdrPayload twice = call.newPayload();
+        assertFalse(call.replySuccess(twice, call.voidPromise()).isSuccess(), "a second reply is refused");
+        assertEquals(0, twice.refCnt(), "and its results released");
+        InboundRpcMessage reply = RpcWire.readReply(ch);
+        try {
+            assertEquals(27, reply.header().xid());
+            assertEquals(8, reply.body().readInt());
+        } finally {
+            reply.release();
+        }
+        ch.pipeline().addFirst(new ChannelOutboundHandlerAdapter() {
+            @Override
+            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                ReferenceCountUtil.release(msg);
+                promise.setFailure(new IOException("link down (expected by the test)"));
+            }
+        });
+        deferred.set(null);
+        ch.writeInbound(RpcWire.record(RpcWire.call(28, 2, PROG, 2, 3)));
+        deferred.get().replySuccess(XdrPayload.empty(), deferred.get().voidPromise());
+        assertTrue(ch.isOpen(), "a reply that could not be written is dropped, the connection stays");
+        assertNull(RpcWire.readReply(ch));
     }
 }

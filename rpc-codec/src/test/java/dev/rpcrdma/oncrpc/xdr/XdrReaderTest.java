@@ -281,4 +281,38 @@ class XdrReaderTest {
             five.release();
         }
     }
+
+    /**
+     * An RDMA responder's call stream is a composite (inline parts around the data its Read chunks pulled, RFC 8166
+     * §3.4.5): an opaque lying within one component is that component's memory (e.g. registered memory the reply
+     * can be written out of), one that spans components is still read whole.
+     */
+    @Test
+    void anOpaqueWithinOneComponentOfACompositeIsASliceOfThatComponent() throws XdrException {
+        ByteBuf head = Unpooled.directBuffer().writeInt(5);
+        ByteBuf pulled = Unpooled.directBuffer().writeBytes(new byte[] {1, 2, 3, 4, 5});
+        ByteBuf tail = Unpooled.directBuffer().writeZero(3).writeInt(2).writeByte(8);
+        ByteBuf second = Unpooled.directBuffer().writeByte(9).writeZero(2);
+        ByteBuf stream = Unpooled.compositeBuffer().addComponents(true, head, pulled, tail, second);
+        try {
+            XdrReader in = new XdrReader(stream);
+            ByteBuf data = in.readOpaqueSlice(16); // a plain read of the same item takes the same path
+            try {
+                assertEquals(5, data.readableBytes());
+                assertTrue(data.hasMemoryAddress(), "the component's own memory, not a view through the composite");
+                assertEquals(pulled.memoryAddress() + pulled.readerIndex(), data.memoryAddress() + data.readerIndex());
+            } finally {
+                data.release();
+            }
+            ByteBuf spanning = in.readDdpOpaque(16);
+            try {
+                assertArrayEquals(new byte[] {8, 9}, ByteBufUtil.getBytes(spanning));
+            } finally {
+                spanning.release();
+            }
+            assertEquals(0, in.readableBytes());
+        } finally {
+            stream.release();
+        }
+    }
 }
