@@ -8,9 +8,11 @@ import io.netty.util.Recycler;
 import io.netty.util.ReferenceCounted;
 import io.netty.util.internal.ObjectUtil;
 
+import java.util.AbstractList;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * An outbound XDR stream as an ordered sequence of plain XDR segments and DDP-eligible opaque items
@@ -39,6 +41,7 @@ import java.util.List;
  */
 public final class XdrPayload extends AbstractReferenceCounted {
 
+    private static final DdpItem[] NO_ITEMS = new DdpItem[0];
     private static final Recycler<XdrPayload> POOL = new Recycler<XdrPayload>() {
         @Override
         protected XdrPayload newObject(Handle<XdrPayload> handle) {
@@ -51,11 +54,14 @@ public final class XdrPayload extends AbstractReferenceCounted {
     private ByteBufAllocator alloc;
     /** Reused with this payload, as are the lists and the writer below. */
     private final ArrayList<ByteBuf> segments = new ArrayList<>(2);
-    /** DDP-eligible items in stream order. */
-    private final ArrayList<DdpItem> items = new ArrayList<>(2);
-    private final List<DdpItem> itemsView = Collections.unmodifiableList(items);
-    /** Item objects of earlier uses of this payload, reused by {@link #writeDdpOpaque}. */
-    private final ArrayList<DdpItem> spareItems = new ArrayList<>(2);
+    /**
+     * DDP-eligible items in stream order: {@code [0, itemCount)}; the slots after them keep the item objects of
+     * earlier uses of this payload for {@link #writeDdpOpaque} to reuse. Made on the first item (most payloads have
+     * none), as is {@link #ddpItems()}'s view.
+     */
+    private DdpItem[] items = NO_ITEMS;
+    private int itemCount;
+    private List<DdpItem> itemsView;
     private final XdrWriter writer = new XdrWriter(Unpooled.EMPTY_BUFFER, this);
 
     /** The shared empty payload, see {@link #empty()}. */
@@ -117,11 +123,13 @@ public final class XdrPayload extends AbstractReferenceCounted {
         for (int i = 1; i < tail.segments.size(); i++) {
             result.segments.add(tail.segments.get(i).retain());
         }
-        for (DdpItem item : head.items) {
+        for (int i = 0; i < head.itemCount; i++) {
+            DdpItem item = head.items[i];
             result.addItem(item.position(), item.data().retain());
         }
         int shift = head.inlineLength();
-        for (DdpItem item : tail.items) {
+        for (int i = 0; i < tail.itemCount; i++) {
+            DdpItem item = tail.items[i];
             result.addItem(item.position() + shift, item.data().retain());
         }
         result.writer.target(result.segments.get(result.segments.size() - 1));
@@ -131,9 +139,11 @@ public final class XdrPayload extends AbstractReferenceCounted {
     }
 
     private void addItem(int position, ByteBuf data) {
-        int spare = spareItems.size();
-        DdpItem item = spare == 0 ? new DdpItem(position, data) : spareItems.remove(spare - 1).set(position, data);
-        items.add(item);
+        if (itemCount == items.length) {
+            items = Arrays.copyOf(items, Math.max(2, 2 * itemCount));
+        }
+        DdpItem spare = items[itemCount];
+        items[itemCount++] = spare == null ? new DdpItem(position, data) : spare.set(position, data);
     }
 
     /** Writer for plain XDR items, appending after everything written so far. */
@@ -173,8 +183,8 @@ public final class XdrPayload extends AbstractReferenceCounted {
     /** Length of the fully-inline XDR encoding (segments, item data and pads). */
     public int inlineLength() {
         int length = reducedLength();
-        for (int i = 0; i < items.size(); i++) {
-            DdpItem item = items.get(i);
+        for (int i = 0; i < itemCount; i++) {
+            DdpItem item = items[i];
             length += item.length() + item.padLength();
         }
         return length;
@@ -191,7 +201,22 @@ public final class XdrPayload extends AbstractReferenceCounted {
 
     /** The DDP-eligible items in stream order (unmodifiable). */
     public List<DdpItem> ddpItems() {
-        return itemsView;
+        List<DdpItem> view = itemsView;
+        if (view == null) {
+            view = new AbstractList<DdpItem>() {
+                @Override
+                public DdpItem get(int index) {
+                    return items[Objects.checkIndex(index, itemCount)];
+                }
+
+                @Override
+                public int size() {
+                    return itemCount;
+                }
+            };
+            itemsView = view;
+        }
+        return view;
     }
 
     /** Writes the ordinary (fully-inline) XDR encoding into {@code out}. This payload is not consumed. */
@@ -201,8 +226,8 @@ public final class XdrPayload extends AbstractReferenceCounted {
             if (s.isReadable()) {
                 ByteBufCopy.append(s, s.readerIndex(), s.readableBytes(), out);
             }
-            if (i < items.size()) {
-                DdpItem item = items.get(i);
+            if (i < itemCount) {
+                DdpItem item = items[i];
                 ByteBufCopy.append(item.data(), item.data().readerIndex(), item.length(), out);
                 out.writeZero(item.padLength());
             }
@@ -267,12 +292,12 @@ public final class XdrPayload extends AbstractReferenceCounted {
         for (int i = 0; i < segments.size(); i++) {
             segments.get(i).release();
         }
-        for (int i = 0; i < items.size(); i++) {
-            DdpItem item = items.get(i);
+        for (int i = 0; i < itemCount; i++) {
+            DdpItem item = items[i];
             item.data().release();
-            spareItems.add(item.set(0, null));
+            item.set(0, null); // kept in its slot for the next use
         }
-        items.clear();
+        itemCount = 0;
         segments.clear();
         writer.target(Unpooled.EMPTY_BUFFER);
         alloc = null;
@@ -281,6 +306,6 @@ public final class XdrPayload extends AbstractReferenceCounted {
 
     @Override
     public String toString() {
-        return "XdrPayload(inline=" + inlineLength() + ", reduced=" + reducedLength() + ", items=" + items + ')';
+        return "XdrPayload(inline=" + inlineLength() + ", reduced=" + reducedLength() + ", items=" + ddpItems() + ')';
     }
 }
