@@ -73,7 +73,7 @@ public final class RpcReply extends RpcMessage {
         return new RpcReply(xid, replyStat, verifier, acceptStat, rejectStat, authStat, low, high);
     }
 
-    /** A pooled MSG_ACCEPTED reply with an AUTH_NONE verifier and {@code stat} (not PROG_MISMATCH). */
+    /** A pooled MSG_ACCEPTED reply with {@code verifier} and {@code stat} (not PROG_MISMATCH). */
     static RpcReply pooledAccepted(int xid, OpaqueAuth verifier, AcceptStat stat) {
         return pooled(xid, ReplyStat.MSG_ACCEPTED, verifier, stat, null, null, 0, 0);
     }

@@ -577,13 +577,15 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         ByteBuf data = item.data();
         RdmaMemory memory = connection.memoryPool().memoryOf(data);
         int offset = (int) (data.memoryAddress() + data.readerIndex() - memory.address());
-        writeInto(ctx, memory, offset, item.length(), request.writeList().get(0));
-        stats.recordWriteChunkUsed();
-        stats.recordWriteChunkInPlace();
+        // The Send first (nothing is posted if it cannot be built), then the call owns the item's memory before
+        // any Write reads it: the payload is released when this returns, the Writes complete later.
         ByteBuf send = ctx.alloc().directBuffer(header.encodedLength() + payload.reducedLength());
         RpcRdmaHeaderEncoder.encode(header, send);
         payload.writeReduced(send);
         call.replying(data.retain(), null);
+        writeInto(ctx, memory, offset, item.length(), request.writeList().get(0));
+        stats.recordWriteChunkUsed();
+        stats.recordWriteChunkInPlace();
         send(ctx, request, send, promise, call);
     }
 
