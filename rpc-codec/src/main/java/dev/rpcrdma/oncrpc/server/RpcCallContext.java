@@ -20,6 +20,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.VoidChannelPromise;
 import io.netty.util.Attribute;
 import io.netty.util.AttributeKey;
+import io.netty.util.Recycler;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -30,21 +31,39 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * One received call and the way to answer it, exactly once, now or later, from any thread (a promise-like reply
  * context). Later replies after the first are ignored and logged. The reply goes back on the connection (TCP or
  * RDMA) the call arrived on; the procedure never sees the transport.
+ *
+ * <p>Lifetime: a context answered <em>later</em> (after the procedure returned, or from another thread) is the
+ * procedure's for as long as it keeps it. A context answered on the event loop <em>before the procedure returns</em>
+ * (the common, synchronous case) is reused for a later call once the procedure has returned, like the arguments'
+ * reader: a procedure that answers synchronously must not keep it past its return (read what it needs, such as
+ * {@link #authSys()} or {@link #channel()}, before). That is what makes a synchronous call cost no object.
  */
 public final class RpcCallContext {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcCallContext.class);
 
-    private final ChannelHandlerContext ctx;
+    /** Per event loop; only contexts answered on the loop during their procedure go back (see the class comment). */
+    private static final Recycler<RpcCallContext> POOL = new Recycler<RpcCallContext>() {
+        @Override
+        protected RpcCallContext newObject(Handle<RpcCallContext> handle) {
+            return new RpcCallContext(handle);
+        }
+    };
+
+    private final Recycler.Handle<RpcCallContext> handle;
+    private ChannelHandlerContext ctx;
     // The call header's fields, not the header: the dispatcher's header is pooled with its message, which is
     // released when the procedure returns, while this context may be answered later from any thread.
-    private final int xid;
-    private final int program;
-    private final int version;
-    private final int procedure;
-    private final OpaqueAuth credential;
-    private final OpaqueAuth verifier;
-    private final AuthSysCredential authSys;
+    private int xid;
+    private int program;
+    private int version;
+    private int procedure;
+    private OpaqueAuth credential;
+    private OpaqueAuth verifier;
+    private AuthSysCredential authSys;
+    /** Event loop only: the dispatcher is running the procedure, and whether it answered meanwhile on the loop. */
+    private boolean dispatching;
+    private boolean answeredWhileDispatching;
     /** {@link #call()}, built when first asked for. */
     private volatile RpcCall call;
     private static final AttributeKey<ChannelPromise> VOID_PROMISE =
@@ -59,17 +78,51 @@ public final class RpcCallContext {
     private ProcedureMetrics procedureMetrics;
     private long startNanos;
 
-    RpcCallContext(ChannelHandlerContext ctx, RpcCall call, AuthSysCredential authSys) {
-        this.ctx = ctx;
-        this.xid = call.xid();
-        this.program = call.program();
-        this.version = call.version();
-        this.procedure = call.procedure();
-        this.credential = call.credential();
-        this.verifier = call.verifier();
-        this.authSys = authSys;
-        if (!call.isPooled()) {
-            this.call = call;
+    private RpcCallContext(Recycler.Handle<RpcCallContext> handle) {
+        this.handle = handle;
+    }
+
+    /**
+     * The context of {@code call} received on {@code ctx}, taken from the loop's pool; the dispatcher brackets the
+     * procedure with {@link #dispatching()} and {@link #dispatched()}. Event loop only.
+     */
+    static RpcCallContext newInstance(ChannelHandlerContext ctx, RpcCall call, AuthSysCredential authSys) {
+        RpcCallContext c = POOL.get();
+        c.ctx = ctx;
+        c.xid = call.xid();
+        c.program = call.program();
+        c.version = call.version();
+        c.procedure = call.procedure();
+        c.credential = call.credential();
+        c.verifier = call.verifier();
+        c.authSys = authSys;
+        c.call = call.isPooled() ? null : call;
+        return c;
+    }
+
+    /** The procedure is about to run (event loop). */
+    void dispatching() {
+        dispatching = true;
+    }
+
+    /**
+     * The procedure returned (event loop): a context it answered meanwhile, on this loop, goes back to the pool;
+     * one answered later, or from another thread, is never reused (a thread still inside {@link #send} may be
+     * reading it).
+     */
+    void dispatched() {
+        dispatching = false;
+        if (answeredWhileDispatching) {
+            answeredWhileDispatching = false;
+            ctx = null;
+            credential = null;
+            verifier = null;
+            authSys = null;
+            call = null;
+            metrics = null;
+            procedureMetrics = null;
+            replied = 0;
+            handle.recycle(this);
         }
     }
 
@@ -222,6 +275,9 @@ public final class RpcCallContext {
                 return promise;
             }
             return ctx.newFailedFuture(answered);
+        }
+        if (dispatching && ctx.executor().inEventLoop()) {
+            answeredWhileDispatching = true; // reused once the procedure returns (see dispatched())
         }
         OutboundRpcMessage message = reply != null ? new OutboundRpcMessage(reply, body)
                 : OutboundRpcMessage.newReply(xid, stat, body);

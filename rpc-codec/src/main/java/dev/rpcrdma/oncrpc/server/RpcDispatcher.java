@@ -148,13 +148,23 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
                     RpcCallContext.voidPromise(ctx.channel()));
             return;
         }
-        RpcCallContext context = new RpcCallContext(ctx, call, authSys);
-        if (metrics != null) {
-            RpcMetrics m = metrics.forChannel(ctx.channel());
-            XdrReader body = message.body();
-            m.recordBytesIn(body.readableBytes() + body.placedBytes());
-            context.measure(m, m.procedure(call.program(), call.version(), call.procedure()), start);
+        RpcCallContext context = RpcCallContext.newInstance(ctx, call, authSys);
+        context.dispatching();
+        try {
+            if (metrics != null) {
+                RpcMetrics m = metrics.forChannel(ctx.channel());
+                XdrReader body = message.body();
+                m.recordBytesIn(body.readableBytes() + body.placedBytes());
+                context.measure(m, m.procedure(call.program(), call.version(), call.procedure()), start);
+            }
+            run(ctx, call, message, found, context);
+        } finally {
+            context.dispatched();
         }
+    }
+
+    private static void run(ChannelHandlerContext ctx, RpcCall call, InboundRpcMessage message,
+                            RpcProgramRegistry.Lookup found, RpcCallContext context) {
         if (!found.programKnown) {
             context.replyError(AcceptStat.PROG_UNAVAIL);
             return;

@@ -20,17 +20,21 @@ import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -42,6 +46,7 @@ class RpcDispatcherTest {
 
     private final RpcStats stats = new RpcStats();
     private final AtomicReference<RpcCallContext> deferred = new AtomicReference<>();
+    private final List<RpcCallContext> seen = new ArrayList<>();
     private EmbeddedChannel ch;
 
     @BeforeEach
@@ -64,6 +69,12 @@ class RpcDispatcherTest {
                     AuthSysCredential sys = call.authSys();
                     results.writer().writeInt(sys == null ? -1 : sys.uid());
                     call.replySuccess(results);
+                })
+                .register(PROG, 2, 5, (call, args) -> {
+                    seen.add(call);
+                    XdrPayload results = call.newPayload();
+                    results.writer().writeInt(call.xid());
+                    call.replySuccess(results, call.voidPromise());
                 })
                 .registerNull(PROG, 4);
         ch = new EmbeddedChannel(new TcpRpcServerInitializer(new RpcDispatcher(registry, stats)));
@@ -273,5 +284,54 @@ class RpcDispatcherTest {
         deferred.get().replySuccess(XdrPayload.empty(), deferred.get().voidPromise());
         assertTrue(ch.isOpen(), "a reply that could not be written is dropped, the connection stays");
         assertNull(RpcWire.readReply(ch));
+    }
+
+    /**
+     * A context answered during its procedure on the loop is reused for the next call (no object per synchronous
+     * call); one answered later is never reused, so a late reply still goes to its own call. Run on a thread that
+     * cleans up its FastThreadLocals, as an event loop does (Netty's Recycler pools only there).
+     */
+    @Test
+    void aContextAnsweredDuringItsProcedureIsReusedAndADeferredOneIsNot() throws Exception {
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        Thread loop = new FastThreadLocalThread(() -> {
+            try {
+                assertEquals(40, answeredXid(40));
+                assertEquals(41, answeredXid(41));
+                assertSame(seen.get(0), seen.get(1), "answered in its procedure: reused");
+                ch.writeInbound(RpcWire.record(RpcWire.call(42, 2, PROG, 2, 3)));
+                RpcCallContext later = deferred.get();
+                assertEquals(42, later.xid());
+                assertEquals(43, answeredXid(43));
+                assertNotSame(later, seen.get(2), "a context not answered yet is never handed to another call");
+                later.replySuccess(XdrPayload.empty(), later.voidPromise());
+                assertEquals(42, answeredXid(-1), "the late reply answers its own call");
+                assertEquals(44, answeredXid(44));
+                assertNotSame(later, seen.get(3), "nor one answered after its procedure returned");
+                assertTrue(later.isReplied());
+                assertEquals(42, later.xid());
+            } catch (Throwable t) {
+                failed.set(t);
+            }
+        });
+        loop.start();
+        loop.join();
+        if (failed.get() != null) {
+            throw new AssertionError(failed.get());
+        }
+    }
+
+    /** Sends procedure 5 with {@code xid} (or nothing, -1) and returns the xid of the next reply written. */
+    private int answeredXid(int xid) throws XdrException {
+        if (xid >= 0) {
+            ch.writeInbound(RpcWire.record(RpcWire.call(xid, 2, PROG, 2, 5)));
+        }
+        InboundRpcMessage reply = RpcWire.readReply(ch);
+        assertNotNull(reply, "no reply written");
+        try {
+            return reply.header().xid();
+        } finally {
+            reply.release();
+        }
     }
 }

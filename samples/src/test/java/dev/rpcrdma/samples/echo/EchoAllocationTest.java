@@ -57,14 +57,14 @@ class EchoAllocationTest {
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({
             // transport, procedure, bound in bytes per call (see below)
-            // Measured with pooled messages, headers, payloads and RDMA call objects, plain RDMA headers read in
-            // place and void-promise writes: rdma 72 / 152 B, tcp 280 / 360 B (the sample's NULL is a wrapped
-            // procedure, so it has an RpcCallContext; before issue 17's second pass: 888-904 / 1444 B and 832 /
-            // 1352 B). Once 1000 B was measured for 888 in a full build: the run-to-run spread of the JIT.
-            "rdma, null, 90",
-            "rdma, echo, 180",
-            "tcp,  null, 320",
-            "tcp,  echo, 410",
+            // Measured with pooled messages, headers, payloads, RDMA call objects and call contexts, plain RDMA
+            // headers read in place and void-promise writes: rdma 0 / 80 B, tcp 208 / 288 B (before issue 17's
+            // second pass: 888-904 / 1444 B and 832 / 1352 B). Once 1000 B was measured for 888 in a full build:
+            // the run-to-run spread of the JIT.
+            "rdma, null, 8",
+            "rdma, echo, 100",
+            "tcp,  null, 240",
+            "tcp,  echo, 320",
     })
     void bytesPerCallStayUnderTheBound(String transport, String procedure, long bound) throws Exception {
         com.sun.management.ThreadMXBean threads =
