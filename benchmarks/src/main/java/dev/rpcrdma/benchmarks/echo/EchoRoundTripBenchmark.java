@@ -36,6 +36,7 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -59,7 +60,12 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Four calls: {@code echo} and {@code nullCall} through the {@link java.util.concurrent.CompletableFuture} API
  * (what most callers write), {@code echoListener} and {@code nullListener} through the allocation-free form
  * ({@link RpcCallListener} and a decoder kept across calls; this thread parks until the event loop unparks it).
- * {@code nullCall}/{@code nullListener} do not depend on {@code size}: run them with {@code -p size=1024}. The
+ * {@code echoFromLoop} and {@code nullFromLoop} issue {@value #CHAIN} calls per invocation on the client's event loop,
+ * each from the previous one's completion (as a server's own outgoing calls, a proxy's or a callback's, are made):
+ * their {@code gc.alloc.rate.norm} is the RPC stack's cost per call without the hand-off from a thread outside
+ * Netty (on such a thread Netty 4.2's {@code Recycler} does not pool, so its objects are new every call).
+ * {@code nullCall}/{@code nullListener}/{@code nullFromLoop} do not depend on {@code size}: run them with
+ * {@code -p size=1024}. The
  * fork runs with Netty's leak detector off, as Netty's own microbenchmarks (at its default level one buffer in 128
  * records a stack trace, which is what {@code gc.alloc.rate.norm} would then mostly measure).
  */
@@ -86,6 +92,11 @@ public class EchoRoundTripBenchmark {
     private CallOptions echoOptions;
     private final Waiter waiter = new Waiter();
     private final EchoCheck echoCheck = new EchoCheck();
+    private final LoopChain nullChain = new LoopChain(false);
+    private final LoopChain echoChain = new LoopChain(true);
+
+    /** Calls per invocation of the {@code ...FromLoop} benchmarks. */
+    static final int CHAIN = 100;
 
     @Setup
     public void setUp() throws Exception {
@@ -155,6 +166,65 @@ public class EchoRoundTripBenchmark {
         client.call(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_NULL, XdrPayload.empty(),
                 RpcReplyDecoder.VOID, CallOptions.NULL_CALL, waiter.arm());
         return waiter.await();
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(CHAIN)
+    public Object nullFromLoop() throws Exception {
+        return nullChain.run();
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(CHAIN)
+    public Object echoFromLoop() throws Exception {
+        return echoChain.run();
+    }
+
+    /**
+     * {@value #CHAIN} calls back to back on the client's event loop, each issued from the previous one's completion;
+     * the benchmark thread hands the chain over once and parks until its end. Reused for every invocation.
+     */
+    private final class LoopChain implements Runnable, RpcCallListener<Object> {
+        private final boolean echo;
+        private int remaining;
+
+        LoopChain(boolean echo) {
+            this.echo = echo;
+        }
+
+        Object run() throws Exception {
+            remaining = CHAIN;
+            waiter.arm();
+            channel.eventLoop().execute(this);
+            return waiter.await();
+        }
+
+        @Override
+        public void run() {
+            if (remaining-- == 0) {
+                waiter.onResult(Boolean.TRUE);
+            } else if (echo) {
+                client.call(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_ECHO,
+                        client.newPayload().writeDdpOpaque(payload.retainedDuplicate()), echoCheck, echoOptions, this);
+            } else {
+                client.call(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_NULL, XdrPayload.empty(),
+                        RpcReplyDecoder.VOID, CallOptions.NULL_CALL, this);
+            }
+        }
+
+        @Override
+        public void onResult(Object result) {
+            if (echo && result != Boolean.TRUE) {
+                waiter.onFailure(new IllegalStateException("echoed bytes differ"));
+                return;
+            }
+            run();
+        }
+
+        @Override
+        public void onFailure(Throwable cause) {
+            waiter.onFailure(cause);
+        }
     }
 
     /** Decodes an ECHO reply into whether it carried exactly {@link #expected}; reused for every call. */

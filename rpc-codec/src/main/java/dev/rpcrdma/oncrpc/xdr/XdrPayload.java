@@ -6,13 +6,16 @@ import io.netty.buffer.Unpooled;
 import io.netty.util.AbstractReferenceCounted;
 import io.netty.util.Recycler;
 import io.netty.util.ReferenceCounted;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import io.netty.util.internal.ObjectUtil;
+import io.netty.util.internal.PlatformDependent;
 
 import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Queue;
 
 /**
  * An outbound XDR stream as an ordered sequence of plain XDR segments and DDP-eligible opaque items
@@ -49,6 +52,14 @@ public final class XdrPayload extends AbstractReferenceCounted {
         }
     };
 
+    /**
+     * Payloads made on threads that are not Netty's (an application thread calling {@code RpcClient.call}), where
+     * Netty's Recycler does not pool: a small pool shared by all such threads; such a payload goes back there
+     * whichever thread releases it.
+     */
+    private static final Queue<XdrPayload> SHARED = PlatformDependent.newFixedMpmcQueue(256);
+    private static final Recycler.Handle<XdrPayload> TO_SHARED = SHARED::offer;
+
     /** Null for {@link #EMPTY} (never recycled). */
     private final Recycler.Handle<XdrPayload> handle;
     private ByteBufAllocator alloc;
@@ -77,7 +88,15 @@ public final class XdrPayload extends AbstractReferenceCounted {
 
     /** A payload from the pool whose only segment is {@code first}. */
     private static XdrPayload pooled(ByteBufAllocator alloc, ByteBuf first) {
-        XdrPayload p = POOL.get();
+        XdrPayload p;
+        if (FastThreadLocalThread.currentThreadWillCleanupFastThreadLocals()) {
+            p = POOL.get();
+        } else {
+            p = SHARED.poll();
+            if (p == null) {
+                p = new XdrPayload(TO_SHARED);
+            }
+        }
         p.setRefCnt(1);
         p.alloc = alloc;
         p.segments.add(first);

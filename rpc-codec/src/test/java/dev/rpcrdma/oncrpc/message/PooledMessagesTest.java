@@ -6,6 +6,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.junit.jupiter.api.Test;
 
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -116,6 +120,23 @@ class PooledMessagesTest {
         next.writer().writeInt(2);
         assertEquals(4, next.inlineLength());
         next.release();
+    }
+
+    /**
+     * On a thread that is not Netty's (an application thread making calls), where Netty's Recycler does not pool,
+     * payloads come from a small pool shared by such threads: a thousand uses are served by a few objects.
+     */
+    @Test
+    void payloadsMadeOutsideNettysThreadsAreReusedToo() {
+        Set<XdrPayload> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (int i = 0; i < 1000; i++) {
+            XdrPayload p = XdrPayload.newPayload(ALLOC);
+            p.writer().writeInt(i);
+            assertEquals(4, p.inlineLength(), "nothing of a previous use is left");
+            distinct.add(p);
+            p.release();
+        }
+        assertTrue(distinct.size() <= 257, distinct.size() + " payload objects for 1000 uses");
     }
 
     private static InboundRpcMessage decodeCall(int xid) throws XdrException {
