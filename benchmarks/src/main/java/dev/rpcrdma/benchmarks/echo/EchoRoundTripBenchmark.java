@@ -171,13 +171,13 @@ public class EchoRoundTripBenchmark {
     @Benchmark
     @OperationsPerInvocation(CHAIN)
     public Object nullFromLoop() throws Exception {
-        return nullChain.run();
+        return nullChain.start();
     }
 
     @Benchmark
     @OperationsPerInvocation(CHAIN)
     public Object echoFromLoop() throws Exception {
-        return echoChain.run();
+        return echoChain.start();
     }
 
     /**
@@ -192,7 +192,7 @@ public class EchoRoundTripBenchmark {
             this.echo = echo;
         }
 
-        Object run() throws Exception {
+        Object start() throws Exception {
             remaining = CHAIN;
             waiter.arm();
             channel.eventLoop().execute(this);
