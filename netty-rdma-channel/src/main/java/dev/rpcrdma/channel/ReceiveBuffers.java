@@ -105,9 +105,7 @@ final class ReceiveBuffers {
         Slot s = lending;
         lending = null;
         s.lend(length);
-        ByteBuf b = LeakTracking.track(s);
-        s.tracked = b != s;
-        return b;
+        return LeakTracking.track(s);
     }
 
     /** A copy of {@code length} bytes of slot {@code slot} in a buffer from the allocator (no slot is free). */
@@ -164,8 +162,6 @@ final class ReceiveBuffers {
     private static final class Slot extends UnpooledUnsafeDirectByteBuf {
         private final ReceiveBuffers owner;
         final int index;
-        /** Lent inside a leak detector's wrapper (sampled, or every buffer at the paranoid level). */
-        boolean tracked;
 
         Slot(ReceiveBuffers owner, int index, ByteBuffer view) {
             super(owner.alloc, view, view.remaining());
@@ -188,21 +184,6 @@ final class ReceiveBuffers {
                         + capacity() + ')');
             }
             return this;
-        }
-
-        /**
-         * A slice from the loop's pool ({@link ReceiveSlice}), so that reading an opaque out of a receive costs no
-         * object; Netty's own (sharing this buffer's count) when a leak detector watches this buffer, whose wrapper
-         * would close its record at the release of a slice with a count of its own and so miss a later leak of this
-         * buffer.
-         */
-        @Override
-        public ByteBuf retainedSlice(int index, int length) {
-            if (tracked) {
-                return super.retainedSlice(index, length);
-            }
-            checkIndex(index, length);
-            return ReceiveSlice.newInstance(this, index, length);
         }
 
         @Override

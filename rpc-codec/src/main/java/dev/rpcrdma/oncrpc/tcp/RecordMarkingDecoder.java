@@ -1,6 +1,7 @@
 package dev.rpcrdma.oncrpc.tcp;
 
 import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.xdr.RetainedSlice;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
@@ -58,7 +59,7 @@ public final class RecordMarkingDecoder extends ByteToMessageDecoder {
             in.skipBytes(4);
             if (last && partial == null) {
                 // The common case: a single-fragment record, passed on without copying.
-                out.add(in.readRetainedSlice(fragmentLength));
+                out.add(RetainedSlice.readRetainedSlice(in, fragmentLength));
                 continue;
             }
             if (fragmentLength > 0) {

@@ -352,7 +352,7 @@ public final class XdrReader {
     private ByteBuf sliceInline(int length) throws XdrException {
         ByteBuf data = in instanceof CompositeByteBuf ? componentSlice((CompositeByteBuf) in, length) : null;
         if (data == null) {
-            data = in.readRetainedSlice(length);
+            data = RetainedSlice.readRetainedSlice(in, length);
         }
         skipPad(length);
         return data;
@@ -370,7 +370,7 @@ public final class XdrReader {
         if (index + length > start + component.readableBytes()) {
             return null;
         }
-        ByteBuf slice = component.retainedSlice(component.readerIndex() + index - start, length);
+        ByteBuf slice = RetainedSlice.of(component, component.readerIndex() + index - start, length);
         composite.skipBytes(length);
         return slice;
     }

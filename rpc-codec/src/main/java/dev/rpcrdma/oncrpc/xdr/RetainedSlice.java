@@ -1,9 +1,11 @@
-package dev.rpcrdma.channel;
+package dev.rpcrdma.oncrpc.xdr;
 
 import io.netty.buffer.AbstractReferenceCountedByteBuf;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.Recycler;
+import io.netty.util.internal.MathUtil;
+import io.netty.util.internal.ObjectUtil;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,34 +17,71 @@ import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.ScatteringByteChannel;
 
 /**
- * A retained slice of a lent receive buffer that comes from the event loop's pool, as Netty's pooled buffers hand
- * out {@code PooledSlicedByteBuf}s: what a decoder's {@code readRetainedSlice} of a received message costs no object
- * (an inline opaque argument, the reply to it). It holds one reference to its parent, its own count, and gives both
- * back at its last release; every access is the parent's at {@code index + adjustment}, bounds-checked against this
- * slice. Its capacity is fixed (a receive never grows).
+ * A retained slice that comes from the event loop's pool, as Netty's pooled buffers hand out
+ * {@code PooledSlicedByteBuf}s, whatever buffer it slices: so that what the RPC layer slices out of a received
+ * message (a TCP record out of the stream, an inline opaque out of a record or an RDMA receive) costs no object per
+ * call. Netty's own {@code retainedSlice} makes a new object for any buffer that is not from its pooled allocator
+ * (the adaptive allocator's, the RDMA transport's receive and pool buffers).
+ *
+ * <p>It holds one reference to the buffer it was made from (the very object given, so a leak detector's wrapper
+ * stays open until the slice is released), has a count of its own, and gives its reference back at its last
+ * release. Every access is the parent's at {@code index + adjustment}, bounds-checked against the slice; a slice
+ * of a slice refers to the first parent. Its capacity is fixed.
  */
-final class ReceiveSlice extends AbstractReferenceCountedByteBuf {
+public final class RetainedSlice extends AbstractReferenceCountedByteBuf {
 
-    private static final Recycler<ReceiveSlice> POOL = new Recycler<ReceiveSlice>() {
+    private static final Recycler<RetainedSlice> POOL = new Recycler<RetainedSlice>() {
         @Override
-        protected ReceiveSlice newObject(Handle<ReceiveSlice> handle) {
-            return new ReceiveSlice(handle);
+        protected RetainedSlice newObject(Handle<RetainedSlice> handle) {
+            return new RetainedSlice(handle);
         }
     };
 
-    private final Recycler.Handle<ReceiveSlice> handle;
+    private final Recycler.Handle<RetainedSlice> handle;
     private ByteBuf parent;
     private int adjustment;
     private int length;
 
-    private ReceiveSlice(Recycler.Handle<ReceiveSlice> handle) {
+    private RetainedSlice(Recycler.Handle<RetainedSlice> handle) {
         super(Integer.MAX_VALUE);
         this.handle = handle;
     }
 
-    /** A slice of {@code parent}'s bytes {@code [index, index + length)}; takes one reference to {@code parent}. */
-    static ReceiveSlice newInstance(ByteBuf parent, int index, int length) {
-        ReceiveSlice s = POOL.get();
+    /**
+     * A slice of {@code buffer}'s bytes {@code [index, index + length)} with reader index 0 and writer index
+     * {@code length}, holding one reference to {@code buffer} (or, for a slice of a {@code RetainedSlice}, to its
+     * parent) until its last release; what {@code buffer.retainedSlice(index, length)} is, without a new object on
+     * an event loop.
+     *
+     * @throws IndexOutOfBoundsException if the range is not within {@code buffer}'s capacity
+     */
+    public static ByteBuf of(ByteBuf buffer, int index, int length) {
+        ObjectUtil.checkNotNull(buffer, "buffer");
+        if (MathUtil.isOutOfBounds(index, length, buffer.capacity())) {
+            throw new IndexOutOfBoundsException("slice [" + index + ", " + index + " + " + length + ") of a buffer of "
+                    + buffer.capacity() + " bytes");
+        }
+        if (buffer instanceof RetainedSlice) {
+            RetainedSlice outer = (RetainedSlice) buffer;
+            outer.ensureAccessible();
+            return newInstance(outer.parent, outer.adjustment + index, length);
+        }
+        return newInstance(buffer, index, length);
+    }
+
+    /** {@link #of} of the next {@code length} readable bytes of {@code buffer}, which it skips. */
+    public static ByteBuf readRetainedSlice(ByteBuf buffer, int length) {
+        ObjectUtil.checkPositiveOrZero(length, "length");
+        if (length > buffer.readableBytes()) {
+            throw new IndexOutOfBoundsException(length + " bytes to slice, " + buffer.readableBytes() + " readable");
+        }
+        ByteBuf slice = of(buffer, buffer.readerIndex(), length);
+        buffer.skipBytes(length);
+        return slice;
+    }
+
+    private static RetainedSlice newInstance(ByteBuf parent, int index, int length) {
+        RetainedSlice s = POOL.get();
         s.parent = parent.retain();
         s.adjustment = index;
         s.length = length;
@@ -78,7 +117,7 @@ final class ReceiveSlice extends AbstractReferenceCountedByteBuf {
     @Override
     public ByteBuf capacity(int newCapacity) {
         if (newCapacity != length) {
-            throw new UnsupportedOperationException("a slice of a receive buffer keeps its capacity (" + length + ')');
+            throw new UnsupportedOperationException("a RetainedSlice keeps its capacity (" + length + ')');
         }
         return this;
     }
@@ -108,6 +147,11 @@ final class ReceiveSlice extends AbstractReferenceCountedByteBuf {
     public ByteBuf retainedSlice(int index, int length) {
         checkIndex(index, length);
         return newInstance(parent, idx(index), length);
+    }
+
+    @Override
+    public ByteBuf retainedSlice() {
+        return retainedSlice(readerIndex(), readableBytes());
     }
 
     @Override
@@ -306,6 +350,11 @@ final class ReceiveSlice extends AbstractReferenceCountedByteBuf {
     public ByteBuffer[] nioBuffers(int index, int length) {
         checkIndex(index, length);
         return parent.nioBuffers(idx(index), length);
+    }
+
+    @Override
+    public boolean isContiguous() {
+        return parent.isContiguous();
     }
 
     @Override
