@@ -59,9 +59,9 @@ class EchoAllocationTest {
             // transport, procedure, bound in bytes per call (see below)
             // Measured with pooled messages, headers, payloads, RDMA call objects, call contexts and slices of
             // received buffers (RetainedSlice), plain RDMA headers read in place and void-promise writes: rdma 0 /
-            // 0 B, tcp 128 / 128 B (NIO's ByteBuffer views of the adaptive allocator's buffers, one per read) (before issue 17's
-            // second pass: 888-904 / 1444 B and 832 / 1352 B). Once 1000 B was measured for 888 in a full build:
-            // the run-to-run spread of the JIT.
+            // 0 B, tcp 128 / 128 B (NIO's ByteBuffer views of the adaptive allocator's buffers, one per read).
+            // Before issue 17's second pass: 888-904 / 1444 B and 832 / 1352 B. Once 1000 B was measured for 888
+            // in a full build: the run-to-run spread of the JIT.
             "rdma, null, 8",
             "rdma, echo, 8",
             "tcp,  null, 150",
