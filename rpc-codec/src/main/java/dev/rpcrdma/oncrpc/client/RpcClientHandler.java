@@ -12,6 +12,7 @@ import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
+import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.ThreadLocalRandom;
@@ -249,7 +250,12 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
         if (closeCause == null) {
             closeCause = cause;
         }
-        logger.warn("{} closing after an error: {}", ctx.channel(), cause.toString());
+        if (cause instanceof ClosedChannelException) {
+            // A call written into a connection that is already closing: that close reports why, not this.
+            logger.debug("{} a call was written after the connection closed", ctx.channel());
+        } else {
+            logger.warn("{} closing after an error: {}", ctx.channel(), cause.toString());
+        }
         ctx.close();
     }
 
