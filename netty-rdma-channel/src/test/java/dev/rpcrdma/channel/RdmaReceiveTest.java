@@ -1,14 +1,13 @@
 package dev.rpcrdma.channel;
 
+import dev.rpcrdma.testing.EventLoopThread;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.util.IllegalReferenceCountException;
-import io.netty.util.concurrent.FastThreadLocalThread;
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -26,27 +25,6 @@ class RdmaReceiveTest {
             b.writeByte(i);
         }
         return b;
-    }
-
-    interface Body {
-        void run() throws Throwable;
-    }
-
-    /** Runs {@code body} on a FastThreadLocalThread, as the event loops are (Netty's pools work per such thread). */
-    private static void onEventLoopThread(Body body) throws Throwable {
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread t = new FastThreadLocalThread(() -> {
-            try {
-                body.run();
-            } catch (Throwable e) {
-                failure.set(e);
-            }
-        });
-        t.start();
-        t.join();
-        if (failure.get() != null) {
-            throw failure.get();
-        }
     }
 
     @Test
@@ -95,7 +73,7 @@ class RdmaReceiveTest {
 
     @Test
     void contentReleasedBehindTheReceivesBackFailsOnTheReceivesRelease() throws Throwable {
-        onEventLoopThread(() -> {
+        EventLoopThread.run(() -> {
             RdmaReceive r = RdmaReceive.newInstance(bytes(4), false, 0);
             ByteBuf content = r.content();
             content.release();
@@ -117,7 +95,7 @@ class RdmaReceiveTest {
         // The pool hands released receives out again; Netty may skip pooling some instances, so cycle until one is
         // reused.
         AtomicBoolean reusedOne = new AtomicBoolean();
-        onEventLoopThread(() -> {
+        EventLoopThread.run(() -> {
             RdmaReceive previous = RdmaReceive.newInstance(bytes(4), true, 0xabcd);
             for (int i = 0; i < 1000 && !reusedOne.get(); i++) {
                 previous.release();

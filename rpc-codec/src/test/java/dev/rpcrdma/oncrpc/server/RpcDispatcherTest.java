@@ -10,6 +10,7 @@ import dev.rpcrdma.oncrpc.message.RejectStat;
 import dev.rpcrdma.oncrpc.message.ReplyStat;
 import dev.rpcrdma.oncrpc.message.RpcReply;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcServerInitializer;
+import dev.rpcrdma.testing.EventLoopThread;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import dev.rpcrdma.oncrpc.xdr.XdrWriter;
@@ -20,7 +21,6 @@ import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.FastThreadLocalThread;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -292,33 +292,23 @@ class RpcDispatcherTest {
      * cleans up its FastThreadLocals, as an event loop does (Netty's Recycler pools only there).
      */
     @Test
-    void aContextAnsweredDuringItsProcedureIsReusedAndADeferredOneIsNot() throws Exception {
-        AtomicReference<Throwable> failed = new AtomicReference<>();
-        Thread loop = new FastThreadLocalThread(() -> {
-            try {
-                assertEquals(40, answeredXid(40));
-                assertEquals(41, answeredXid(41));
-                assertSame(seen.get(0), seen.get(1), "answered in its procedure: reused");
-                ch.writeInbound(RpcWire.record(RpcWire.call(42, 2, PROG, 2, 3)));
-                RpcCallContext later = deferred.get();
-                assertEquals(42, later.xid());
-                assertEquals(43, answeredXid(43));
-                assertNotSame(later, seen.get(2), "a context not answered yet is never handed to another call");
-                later.replySuccess(XdrPayload.empty(), later.voidPromise());
-                assertEquals(42, answeredXid(-1), "the late reply answers its own call");
-                assertEquals(44, answeredXid(44));
-                assertNotSame(later, seen.get(3), "nor one answered after its procedure returned");
-                assertTrue(later.isReplied());
-                assertEquals(42, later.xid());
-            } catch (Throwable t) {
-                failed.set(t);
-            }
+    void aContextAnsweredDuringItsProcedureIsReusedAndADeferredOneIsNot() throws Throwable {
+        EventLoopThread.run(() -> {
+            assertEquals(40, answeredXid(40));
+            assertEquals(41, answeredXid(41));
+            assertSame(seen.get(0), seen.get(1), "answered in its procedure: reused");
+            ch.writeInbound(RpcWire.record(RpcWire.call(42, 2, PROG, 2, 3)));
+            RpcCallContext later = deferred.get();
+            assertEquals(42, later.xid());
+            assertEquals(43, answeredXid(43));
+            assertNotSame(later, seen.get(2), "a context not answered yet is never handed to another call");
+            later.replySuccess(XdrPayload.empty(), later.voidPromise());
+            assertEquals(42, answeredXid(-1), "the late reply answers its own call");
+            assertEquals(44, answeredXid(44));
+            assertNotSame(later, seen.get(3), "nor one answered after its procedure returned");
+            assertTrue(later.isReplied());
+            assertEquals(42, later.xid());
         });
-        loop.start();
-        loop.join();
-        if (failed.get() != null) {
-            throw new AssertionError(failed.get());
-        }
     }
 
     /** Sends procedure 5 with {@code xid} (or nothing, -1) and returns the xid of the next reply written. */

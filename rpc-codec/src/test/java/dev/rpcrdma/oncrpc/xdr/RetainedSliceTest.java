@@ -1,14 +1,12 @@
 package dev.rpcrdma.oncrpc.xdr;
 
+import dev.rpcrdma.testing.EventLoopThread;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.util.IllegalReferenceCountException;
-import io.netty.util.concurrent.FastThreadLocalThread;
 import org.junit.jupiter.api.Test;
-
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,27 +22,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RetainedSliceTest {
 
-    interface Body {
-        void run() throws Throwable;
-    }
-
-    /** Runs {@code body} on a FastThreadLocalThread (Netty's Recycler pools only there, as on an event loop). */
-    private static void onEventLoopThread(Body body) throws Throwable {
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread t = new FastThreadLocalThread(() -> {
-            try {
-                body.run();
-            } catch (Throwable e) {
-                failure.set(e);
-            }
-        });
-        t.start();
-        t.join();
-        if (failure.get() != null) {
-            throw failure.get();
-        }
-    }
-
     private static ByteBuf bytes(int n) {
         ByteBuf b = UnpooledByteBufAllocator.DEFAULT.directBuffer(n);
         for (int i = 0; i < n; i++) {
@@ -55,7 +32,7 @@ class RetainedSliceTest {
 
     @Test
     void aSliceShowsItsBytesHoldsItsParentUntilItsLastReleaseAndIsReused() throws Throwable {
-        onEventLoopThread(() -> {
+        EventLoopThread.run(() -> {
             ByteBuf received = bytes(32);
             received.skipBytes(4);
             ByteBuf slice = RetainedSlice.readRetainedSlice(received, 8);
@@ -113,7 +90,7 @@ class RetainedSliceTest {
 
     @Test
     void theReadersHandOutSlicesOfTheirInputAndOfOneComponentOfAComposite() throws Throwable {
-        onEventLoopThread(() -> {
+        EventLoopThread.run(() -> {
             ByteBuf inline = Unpooled.directBuffer(16).writeInt(3).writeBytes(new byte[] {7, 8, 9, 0});
             ByteBuf opaque = new XdrReader(inline).readOpaqueSlice(16);
             assertInstanceOf(RetainedSlice.class, opaque);
