@@ -9,7 +9,9 @@ import dev.rpcrdma.oncrpc.xdr.XdrReader;
  * through {@link RpcCallContext} now or later (from any thread).
  *
  * <p>The {@code args} reader is valid only during this call: decode the arguments before returning, then
- * compute and reply asynchronously if needed. If this method throws an {@link XdrException} (the arguments
+ * compute and reply asynchronously if needed. A {@code call} answered before this method returns (on the loop) is
+ * reused for a later call once it has returned: keep it only when answering later (see {@link RpcCallContext}).
+ * If this method throws an {@link XdrException} (the arguments
  * could not be decoded) and no reply was sent yet, the dispatcher answers GARBAGE_ARGS; if it throws anything
  * else, SYSTEM_ERR (RFC 5531 §9).
  */
