@@ -13,6 +13,10 @@ import dev.rpcrdma.oncrpc.server.RpcCallContext;
 @FunctionalInterface
 public interface RpcHandler<A, R> {
 
-    /** Computes the results of one call ({@code call}: the caller's credential, channel, backchannel). */
+    /**
+     * Computes the results of one call ({@code call}: the caller's credential, channel, backchannel). {@code call}
+     * is valid until this method returns (on the loop it is reused afterwards): keep what you need of it, such as
+     * its channel or {@link RpcCallContext#callback()}, not the context itself.
+     */
     R handle(RpcCallContext call, A args) throws Exception;
 }
