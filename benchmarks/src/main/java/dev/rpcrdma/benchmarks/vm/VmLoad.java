@@ -61,7 +61,7 @@ import java.util.concurrent.TimeUnit;
  *   </ul></li>
  *   <li>{@code paired}: the {@code pingpong} driver and perftest's {@code ib_send_lat} (run by this program) in
  *   turns, {@code --rounds} times per size and mode, with each round's ratio and the median ratio (see
- *   {@link #paired()}).</li>
+ *   {@link #paired()}); then RPC NULL and {@code ib_send_lat} 64 B the same way (see {@link #pairedNull}).</li>
  *   <li>{@code rpcrdma}: the samples' echo program over RPC-over-RDMA (rpcrdma-handlers): NULL and 1 KiB ECHO
  *   round trips, one in flight; 1 MiB ECHO (call in a Read chunk, reply in a Write chunk), 4 in flight.</li>
  *   <li>{@code tcp}: the same RPC stack over TCP (epoll), same cases.</li>
@@ -200,6 +200,46 @@ public final class VmLoad {
                 client.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
                 server.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
             }
+            pairedNull(name, busy, fabric);
+        }
+    }
+
+    /**
+     * RPC NULL round trips (the samples' echo server and an {@link RpcClient} over RPC-over-RDMA in this JVM, calls
+     * issued from the previous completion, as {@code rpcrdma.null}) and perftest's {@code ib_send_lat} 64 B in
+     * turns, {@link #rounds} times, each round's ratio {@code p50 / (2 x t_typical)} and their median: the paired
+     * form of issue 17's goals for NULL (event-driven loops against {@code ib_send_lat -e}, busy-polling ones
+     * against polling {@code ib_send_lat}), which the single {@code rpcrdma.null} run compares with a perftest run
+     * taken minutes earlier. Busy-polling: server and client loops poll 100 us before sleeping.
+     */
+    private void pairedNull(String name, boolean busy, RdmaFabric fabric) throws Exception {
+        EventLoopGroup group = rdmaGroup(fabric, busy ? TimeUnit.MICROSECONDS.toNanos(100) : 0);
+        EchoServer server = EchoServer.start("--transport", "rdma", "--fabric", this.fabric, "--address", address,
+                "--port", "0", "--threads", "1", "--busy-poll", busy ? "100" : "0");
+        try {
+            Channel ch = new Bootstrap().group(group).channel(RdmaChannel.class)
+                    .handler(new RpcRdmaClientInitializer(new RpcStats(), RpcRdmaConfig.DEFAULT, new RpcRdmaStats(),
+                            Duration.ofSeconds(60)))
+                    .connect(server.localAddresses().get(0)).sync().channel();
+            RpcClient client = RpcClient.of(ch);
+            ClosedLoop calls = new ClosedLoop(() -> EchoProgram.callNull(client), 1);
+            calls.run(warmup(), 0.5, 1);
+            double[] ratios = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                PerftestRun.Latency p = PerftestRun.sendLatency(device, address, 64, 5000, !busy);
+                double p50 = calls.run(1, seconds, MAX_SAMPLES).quantileMicros(0.50);
+                ratios[r] = p50 / (2 * p.typical());
+                String round = ".r" + (r + 1);
+                result(name + ".ib_send_lat_64B" + round + ".t_typical_null", p.typical(), "us");
+                result(name + ".rpc_null" + round + ".p50", p50, "us");
+                result(name + ".rpc_null" + round + ".ratio", ratios[r], "x");
+            }
+            Arrays.sort(ratios);
+            result(name + ".rpc_null.median_ratio", ratios[rounds / 2], "x");
+            ch.close().sync();
+        } finally {
+            server.close();
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
         }
     }
 
