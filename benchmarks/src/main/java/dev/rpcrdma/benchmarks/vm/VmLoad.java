@@ -74,7 +74,8 @@ import java.util.concurrent.TimeUnit;
 public final class VmLoad {
 
     static final int BULK_SIZE = 1 << 20;
-    static final int BULK_IN_FLIGHT = 4;
+    /** Calls in flight of the 1 MiB ECHO (and JUCX's echo): 4, or {@code -Dvmload.bulkInFlight=N} for experiments. */
+    static final int BULK_IN_FLIGHT = Integer.getInteger("vmload.bulkInFlight", 4);
     static final int MAX_SAMPLES = 1 << 20;
 
     private double warmup = 15;

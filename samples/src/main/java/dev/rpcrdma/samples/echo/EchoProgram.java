@@ -13,6 +13,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.util.internal.ObjectUtil;
 
+import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -123,7 +124,7 @@ public final class EchoProgram {
         RpcReplyDecoder<Boolean> verify = results -> {
             ByteBuf echoed = results.readDdpOpaque(size);
             try {
-                return ByteBufUtil.equals(expected, echoed);
+                return sameBytes(expected, echoed);
             } finally {
                 echoed.release();
             }
@@ -132,5 +133,22 @@ public final class EchoProgram {
                 echoOptions(options, size));
         f.whenComplete((ok, cause) -> expected.release());
         return f;
+    }
+
+    /**
+     * Whether {@code a} and {@code b} hold the same readable bytes. When each is one NIO buffer (direct or heap,
+     * slices included) the JDK's {@link ByteBuffer#mismatch} compares them (vectorized: a 1 MiB echo is checked in a
+     * fraction of the time of {@link ByteBufUtil#equals}, which reads and bounds-checks one long at a time); else
+     * {@link ByteBufUtil#equals}. Indices are not changed.
+     */
+    static boolean sameBytes(ByteBuf a, ByteBuf b) {
+        int length = a.readableBytes();
+        if (length != b.readableBytes()) {
+            return false;
+        }
+        if (a.nioBufferCount() == 1 && b.nioBufferCount() == 1) {
+            return a.nioBuffer(a.readerIndex(), length).mismatch(b.nioBuffer(b.readerIndex(), length)) == -1;
+        }
+        return ByteBufUtil.equals(a, b);
     }
 }
