@@ -174,6 +174,15 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         }
     }
 
+    /**
+     * Sends up to this size are posted inline: {@link RdmaChannelOption#MAX_INLINE_DATA} as far as the device
+     * granted it; 0 before the queue pair exists (read it once the channel is active).
+     */
+    public int maxInlineData() {
+        RdmaEndpoint e = ep;
+        return e == null ? 0 : e.maxInline;
+    }
+
     /** The largest Send this channel writes ({@link RdmaChannelOption#MAX_SEND_SIZE}). */
     @Override
     public int maxSendSize() {

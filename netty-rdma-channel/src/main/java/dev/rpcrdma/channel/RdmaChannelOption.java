@@ -52,7 +52,12 @@ public final class RdmaChannelOption {
             ChannelOption.valueOf("RDMA_SHARED_RECEIVE_QUEUE_DEPTH");
     /** Largest Send this side writes (size of each registered send slot; default 4096). */
     public static final ChannelOption<Integer> MAX_SEND_SIZE = ChannelOption.valueOf("RDMA_MAX_SEND_SIZE");
-    /** Sends up to this size are posted inline (capped by the device; default 64). */
+    /**
+     * Sends up to this size are posted inline, copied into the work request rather than read by the device from
+     * registered memory (default 64, at most 1024). The queue pair asks the device for it; verbs cannot query a
+     * device's limit, so when the device refuses, half is asked for, down to 64 bytes and then none.
+     * {@link RdmaChannel#maxInlineData()} tells what a connection got.
+     */
     public static final ChannelOption<Integer> MAX_INLINE_DATA = ChannelOption.valueOf("RDMA_MAX_INLINE_DATA");
     /** {@code rnr_retry_count} granted to the peer's sends (0..7, 7 = forever; default 7). */
     public static final ChannelOption<Integer> RNR_RETRY_COUNT = ChannelOption.valueOf("RDMA_RNR_RETRY_COUNT");

@@ -2,11 +2,13 @@ package dev.rpcrdma.channel;
 
 import dev.rpcrdma.channel.fabric.AccessFlags;
 import dev.rpcrdma.channel.fabric.CmId;
+import dev.rpcrdma.channel.fabric.CompletionQueue;
 import dev.rpcrdma.channel.fabric.MemoryRegion;
 import dev.rpcrdma.channel.fabric.PostException;
 import dev.rpcrdma.channel.fabric.ProtectionDomain;
 import dev.rpcrdma.channel.fabric.QpCapabilities;
 import dev.rpcrdma.channel.fabric.QueuePair;
+import dev.rpcrdma.channel.fabric.SharedReceiveQueue;
 import dev.rpcrdma.channel.fabric.VerbsDevice;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -29,6 +31,8 @@ final class RdmaEndpoint {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaEndpoint.class);
     /** Like the Linux RPC-over-RDMA transports (xprtrdma and svcrdma repost in chains of RPCRDMA_MAX_RECV_BATCH, 7). */
     static final int MAX_RECEIVE_POST_BATCH = 8;
+    /** The smallest inline size asked for before none, when a device refuses more ({@link #createQueuePair}). */
+    static final int MIN_INLINE_ASKED = 64;
     /** Largest registered slab: one direct buffer (1 GiB, under the int capacity limit of a ByteBuf). */
     static final int MAX_SLAB_BYTES = 1 << 30;
 
@@ -65,9 +69,45 @@ final class RdmaEndpoint {
     private int pendingCount;
     int sendSlotSize;
     int sendDepth;
+    /** Sends up to this size are posted inline: {@code MAX_INLINE_DATA}, as far as the device granted it. */
     int maxInline;
     private int[] freeSendSlots;
     private int freeSendSlotCount;
+
+    /**
+     * Creates the queue pair, asking for {@link #maxInline} bytes of inline data ({@code MAX_INLINE_DATA}). Verbs
+     * has no query for a device's inline limit, and a provider refuses a queue pair whose {@code max_inline_data} is
+     * beyond it (rxe answers {@code EINVAL} above 400 or 512 bytes, depending on the kernel; the software fabric
+     * above 256): then half of it is asked for, down to {@value #MIN_INLINE_ASKED} bytes and finally none, and the
+     * first refusal is thrown if even that fails (the cause was something else). {@link #maxInline} becomes what the
+     * device granted, capped by what was asked for.
+     */
+    private QueuePair createQueuePair(CmId id, CompletionQueue recvCq, SharedReceiveQueue srq, int recvWr, int sge)
+            throws IOException {
+        int asked = maxInline;
+        IOException refused = null;
+        while (true) {
+            QpCapabilities c = new QpCapabilities(sendDepth + 1, recvWr, sge, 1, asked);
+            try {
+                QueuePair q = srq != null ? id.createQueuePair(pd, cq.queue, recvCq, srq, c)
+                        : id.createQueuePair(pd, cq.queue, recvCq, c);
+                if (refused != null) {
+                    logger.debug("{} refused {} bytes of inline data; queue pairs ask for {}", id.device().name(),
+                            maxInline, asked);
+                }
+                maxInline = Math.min(asked, q.capabilities().maxInlineData);
+                return q;
+            } catch (IOException e) {
+                if (refused == null) {
+                    refused = e;
+                }
+                if (asked == 0) {
+                    throw refused;
+                }
+                asked = asked > MIN_INLINE_ASKED ? Math.max(MIN_INLINE_ASKED, asked / 2) : 0;
+            }
+        }
+    }
 
     static RdmaEndpoint create(CmId id, RdmaChannelConfig config, ByteBufAllocator alloc, RdmaIoHandler handler,
                                RdmaChannel channel, int channelId, int sharedDepth) throws IOException {
@@ -87,7 +127,7 @@ final class RdmaEndpoint {
             ep.sendDepth = Math.min(config.sendQueueDepth(), device.maxQpWr() - 1);
             ep.receiveBufferSize = config.receiveBufferSize();
             ep.sendSlotSize = config.maxSendSize();
-            ep.maxInline = Math.min(config.maxInlineData(), device.maxInlineData());
+            ep.maxInline = config.maxInlineData();
             if (sharedDepth == 0) {
                 slabBytes(ep.receiveQueueSize + config.receiveSpareBuffers(), ep.receiveBufferSize,
                         "receive", "RECEIVE_QUEUE_DEPTH, RECEIVE_SPARE_BUFFERS or RECEIVE_BUFFER_SIZE");
@@ -105,15 +145,13 @@ final class RdmaEndpoint {
             if (sharedDepth > 0) {
                 SharedReceives shared = loop.sharedReceives(sharedDepth, ep.receiveBufferSize,
                         config.receiveSpareBuffers(), alloc);
-                ep.qp = id.createQueuePair(ep.pd, ep.cq.queue, shared.cq.queue, shared.srq,
-                        new QpCapabilities(ep.sendDepth + 1, 0, sge, 1, ep.maxInline));
+                ep.qp = ep.createQueuePair(id, shared.cq.queue, shared.srq, 0, sge);
                 ep.shared = shared;
                 ep.qpNum = ep.qp.qpNum();
                 shared.connections++;
                 loop.receivesThroughSrq(ep.qpNum, channel);
             } else {
-                ep.qp = id.createQueuePair(ep.pd, ep.cq.queue, ep.cq.queue,
-                        new QpCapabilities(ep.sendDepth + 1, ep.receiveQueueSize, sge, 1, ep.maxInline));
+                ep.qp = ep.createQueuePair(id, ep.cq.queue, null, ep.receiveQueueSize, sge);
                 ep.qpNum = ep.qp.qpNum();
                 ep.receives = new ReceiveBuffers(alloc, ep.receiveBufferSize, ep.receiveQueueSize,
                         config.receiveSpareBuffers());

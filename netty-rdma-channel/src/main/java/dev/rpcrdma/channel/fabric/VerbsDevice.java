@@ -8,9 +8,6 @@ public interface VerbsDevice {
     /** The device name, e.g. {@code rxe0} or {@code soft0}. */
     String name();
 
-    /** Largest inline data a send work request may carry ({@code max_inline_data} granted at QP creation). */
-    int maxInlineData();
-
     /** Largest number of scatter/gather elements per work request. */
     int maxSge();
 

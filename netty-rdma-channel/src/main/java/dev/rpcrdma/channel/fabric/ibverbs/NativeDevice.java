@@ -13,9 +13,6 @@ import java.io.IOException;
 
 /** An {@code ibv_context} reached through an RDMA-CM id (owned by librdmacm, never closed here). */
 final class NativeDevice implements VerbsDevice {
-    /** Inline size requested of queue pairs; the granted value is what {@code rdma_create_qp} returns. */
-    static final int MAX_INLINE_DATA = 64;
-
     final long context;
     final DeviceAttributes attributes;
 
@@ -32,11 +29,6 @@ final class NativeDevice implements VerbsDevice {
     @Override
     public String name() {
         return Verbs.deviceName(context);
-    }
-
-    @Override
-    public int maxInlineData() {
-        return MAX_INLINE_DATA;
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.io.IOException;
 
 /** The one device of a software fabric ("soft0"); limits chosen like a small rxe. */
 final class SoftDevice implements VerbsDevice {
+    /** Queue pairs asking for more inline data are refused ({@code EINVAL}), as a provider refuses them. */
     static final int MAX_INLINE_DATA = 256;
     static final int MAX_SGE = 16;
     static final int MAX_QP_WR = 16384;
@@ -29,11 +30,6 @@ final class SoftDevice implements VerbsDevice {
     @Override
     public String name() {
         return "soft0";
-    }
-
-    @Override
-    public int maxInlineData() {
-        return MAX_INLINE_DATA;
     }
 
     @Override
