@@ -12,7 +12,9 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
+import java.nio.channels.UnresolvedAddressException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -43,8 +45,25 @@ final class CmConnection {
         return t > 0 ? t : 2000;
     }
 
-    /** A client starts connecting: resolve the address (then the route, then connect, as the events come). */
-    void connect(InetSocketAddress remote, InetSocketAddress local, ChannelPromise promise) throws IOException {
+    /**
+     * A client starts connecting: resolve the address (then the route, then connect, as the events come). Throws,
+     * having started nothing, for an address RDMA-CM cannot take or connect private data beyond
+     * {@value ConnectionParameters#MAX_CONNECT_PRIVATE_DATA} bytes.
+     */
+    void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) throws IOException {
+        if (!(remoteAddress instanceof InetSocketAddress)) {
+            throw new IllegalArgumentException("unsupported address type: " + remoteAddress);
+        }
+        InetSocketAddress remote = (InetSocketAddress) remoteAddress;
+        if (remote.isUnresolved()) {
+            throw new UnresolvedAddressException();
+        }
+        int privateData = channel.config().privateData().length;
+        if (privateData > ConnectionParameters.MAX_CONNECT_PRIVATE_DATA) {
+            throw new IllegalArgumentException("connect private data of " + privateData + " bytes exceeds "
+                    + ConnectionParameters.MAX_CONNECT_PRIVATE_DATA);
+        }
+        InetSocketAddress local = (InetSocketAddress) localAddress;
         connectPromise = promise;
         requestedRemote = remote;
         channel.remote = remote;

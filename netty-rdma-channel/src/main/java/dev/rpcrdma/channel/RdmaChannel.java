@@ -4,7 +4,6 @@ import dev.rpcrdma.channel.fabric.CmEvent;
 import dev.rpcrdma.channel.fabric.CmEventChannel;
 import dev.rpcrdma.channel.fabric.CmId;
 import dev.rpcrdma.channel.fabric.CompletionArray;
-import dev.rpcrdma.channel.fabric.ConnectionParameters;
 import dev.rpcrdma.channel.fabric.WcFlags;
 import dev.rpcrdma.channel.fabric.WcStatus;
 import io.netty.buffer.ByteBuf;
@@ -18,12 +17,10 @@ import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
-import java.nio.channels.UnresolvedAddressException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -601,18 +598,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
                 if (cm.connectPending() || state != ConnectionState.NEW) {
                     throw new ConnectionPendingException();
                 }
-                if (!(remoteAddress instanceof InetSocketAddress)) {
-                    throw new IllegalArgumentException("unsupported address type: " + remoteAddress);
-                }
-                InetSocketAddress r = (InetSocketAddress) remoteAddress;
-                if (r.isUnresolved()) {
-                    throw new UnresolvedAddressException();
-                }
-                if (config.privateData().length > ConnectionParameters.MAX_CONNECT_PRIVATE_DATA) {
-                    throw new IllegalArgumentException("connect private data of " + config.privateData().length
-                            + " bytes exceeds " + ConnectionParameters.MAX_CONNECT_PRIVATE_DATA);
-                }
-                cm.connect(r, (InetSocketAddress) localAddress, promise);
+                cm.connect(remoteAddress, localAddress, promise);
             } catch (Throwable t) {
                 cm.connectNotStarted();
                 promise.tryFailure(annotateConnectException(t, remoteAddress));

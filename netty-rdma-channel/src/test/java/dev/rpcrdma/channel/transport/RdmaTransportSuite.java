@@ -619,6 +619,31 @@ abstract class RdmaTransportSuite {
         assertTrue(f.channel().closeFuture().await(TIMEOUT, TimeUnit.SECONDS));
     }
 
+    /**
+     * What RDMA-CM cannot take fails the connect before anything starts; as with Netty's NIO channels, the channel
+     * stays open (and inactive) for the caller to close.
+     */
+    @Test
+    void anUnresolvedAddressOrOversizedPrivateDataFailsTheConnect() throws Exception {
+        // Straight to the channel: Bootstrap would resolve the name first (UnknownHostException).
+        Channel registered = new Bootstrap().group(group).channel(RdmaChannel.class)
+                .handler(new ChannelInboundHandlerAdapter()).register().sync().channel();
+        channels.add(registered);
+        ChannelFuture unresolved = registered.connect(InetSocketAddress.createUnresolved("rdma.invalid", 20049));
+        assertTrue(unresolved.await(TIMEOUT, TimeUnit.SECONDS));
+        assertInstanceOf(java.nio.channels.UnresolvedAddressException.class, unresolved.cause());
+        assertFalse(registered.isActive());
+
+        InetSocketAddress at = server(b -> { }, new Echo());
+        ChannelFuture oversized = connect(at, b -> b.option(RdmaChannelOption.PRIVATE_DATA,
+                new byte[dev.rpcrdma.channel.fabric.ConnectionParameters.MAX_CONNECT_PRIVATE_DATA + 1]),
+                new ChannelInboundHandlerAdapter());
+        assertTrue(oversized.await(TIMEOUT, TimeUnit.SECONDS));
+        IllegalArgumentException e = assertInstanceOf(IllegalArgumentException.class, oversized.cause());
+        assertTrue(e.getMessage().contains("connect private data of"), e.getMessage());
+        assertFalse(oversized.channel().isActive());
+    }
+
     @Test
     void queueSizesWhoseSlabWouldNotFitFailTheConnectClearly() throws Exception {
         InetSocketAddress at = server(b -> { }, new Echo());
