@@ -51,8 +51,10 @@ final class CmConnection {
      * {@value ConnectionParameters#MAX_CONNECT_PRIVATE_DATA} bytes.
      */
     void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) throws IOException {
-        if (!(remoteAddress instanceof InetSocketAddress)) {
-            throw new IllegalArgumentException("unsupported address type: " + remoteAddress);
+        if (!(remoteAddress instanceof InetSocketAddress)
+                || localAddress != null && !(localAddress instanceof InetSocketAddress)) {
+            throw new IllegalArgumentException("unsupported address type: "
+                    + (remoteAddress instanceof InetSocketAddress ? localAddress : remoteAddress));
         }
         InetSocketAddress remote = (InetSocketAddress) remoteAddress;
         if (remote.isUnresolved()) {

@@ -633,6 +633,12 @@ abstract class RdmaTransportSuite {
         assertTrue(unresolved.await(TIMEOUT, TimeUnit.SECONDS));
         assertInstanceOf(java.nio.channels.UnresolvedAddressException.class, unresolved.cause());
         assertFalse(registered.isActive());
+        ChannelFuture foreignLocal = registered.connect(new InetSocketAddress("127.0.0.1", 20049),
+                new io.netty.channel.local.LocalAddress("not-rdma"));
+        assertTrue(foreignLocal.await(TIMEOUT, TimeUnit.SECONDS));
+        IllegalArgumentException local = assertInstanceOf(IllegalArgumentException.class, foreignLocal.cause());
+        assertTrue(local.getMessage().contains("unsupported address type: local:not-rdma"), local.getMessage());
+        assertFalse(registered.isActive());
 
         InetSocketAddress at = server(b -> { }, new Echo());
         ChannelFuture oversized = connect(at, b -> b.option(RdmaChannelOption.PRIVATE_DATA,
