@@ -85,28 +85,35 @@ public final class RpcRdmaClientInitializer extends ChannelInitializer<Channel> 
         return stats;
     }
 
-    @Override
-    protected void initChannel(Channel ch) {
+    /**
+     * Prepares a channel about to connect: sets the connect request's RFC 8797 private data and sizes receive
+     * buffers and send slots to exactly what it advertises (RFC 8797 §3.1), keeps receives for the backward calls
+     * it grants when {@code callbacks} (draft §2.2.1); returns the private data sent.
+     */
+    static RpcRdmaPrivateData prepareConnecting(Channel ch, RpcRdmaConfig config, boolean callbacks) {
         RpcRdmaPrivateData local = RpcRdmaPrivateData.of(config.remoteInvalidation(), config.sendSize(),
                 config.receiveSize());
-        RdmaConnection connection = null;
         if (ch instanceof RdmaChannel) {
-            connection = (RdmaChannel) ch;
-            // Receive buffers hold exactly what we advertise (RFC 8797 §3.1); send slots what we may send.
             ch.config().setOption(RdmaChannelOption.RECEIVE_BUFFER_SIZE, local.receiveSize());
             ch.config().setOption(RdmaChannelOption.MAX_SEND_SIZE, local.sendSize());
             ch.config().setOption(RdmaChannelOption.PRIVATE_DATA, local.encode());
+            if (callbacks) {
+                int depth = ch.config().getOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH);
+                ch.config().setOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, depth + config.backwardCredits());
+            }
         }
+        return local;
+    }
+
+    @Override
+    protected void initChannel(Channel ch) {
+        RpcRdmaPrivateData local = prepareConnecting(ch, config, callbacks != null);
+        RdmaConnection connection = ch instanceof RdmaChannel ? (RdmaChannel) ch : null;
         CallbackService service = null;
         if (callbacks != null) {
             service = new CallbackService(config.backwardCredits(), stats, rpcStats);
             RpcBackchannel.install(ch, RpcBackchannel.Role.CALLBACK_SERVICE, rpcStats,
                     BackwardMessages.maxMessageSize(InlineThresholds.DEFAULTS));
-            if (ch instanceof RdmaChannel) {
-                // Receives for the backward calls it grants, beyond the forward replies' (draft §2.2.1).
-                int depth = ch.config().getOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH);
-                ch.config().setOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, depth + config.backwardCredits());
-            }
         }
         ChannelPipeline p = ch.pipeline();
         p.addLast("rpcRdmaRequester", new RpcRdmaRequester(config, local, connection, stats, rpcStats, service));

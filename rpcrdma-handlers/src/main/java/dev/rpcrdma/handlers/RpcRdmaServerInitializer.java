@@ -116,31 +116,41 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
                 .childOption(RdmaChannelOption.MAX_SEND_SIZE, config.sendSize());
     }
 
+    /**
+     * Prepares an accepted channel for RPC-over-RDMA before its queue pair exists: reads the client's RFC 8797
+     * private data, sizes receive buffers and send slots to {@code config}, sets this side's private data for the
+     * accept reply, keeps receives for backward replies when {@code backchannel}, and returns the negotiated
+     * thresholds ({@link InlineThresholds#DEFAULTS} on a channel that is not RDMA).
+     */
+    static InlineThresholds prepareAccepted(Channel ch, RpcRdmaConfig config, boolean backchannel) {
+        if (!(ch instanceof RdmaChannel)) {
+            return InlineThresholds.DEFAULTS;
+        }
+        RdmaChannel rdma = (RdmaChannel) ch;
+        RpcRdmaPrivateData peer = RpcRdmaPrivateData.parseOrDefaults(rdma.peerPrivateData());
+        // Accept-time sizing: the queue pair is created when the channel accepts, after this method.
+        int receiveBuffer = config.receiveSize();
+        rdma.config().setOption(RdmaChannelOption.RECEIVE_BUFFER_SIZE, receiveBuffer);
+        rdma.config().setOption(RdmaChannelOption.MAX_SEND_SIZE, config.sendSize());
+        RpcRdmaPrivateData local = config.privateData(rdma.maxSendSize(), receiveBuffer);
+        rdma.config().setOption(RdmaChannelOption.PRIVATE_DATA, local.encode());
+        InlineThresholds thresholds = InlineThresholds.negotiate(local, peer);
+        logger.debug("{} RPC-over-RDMA thresholds {} (local {}, peer {})", ch, thresholds, local, peer);
+        if (backchannel) {
+            // Receives for the replies to backward calls, beyond the forward calls' (draft §2.2.2).
+            int depth = rdma.config().getOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH);
+            rdma.config().setOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, depth + config.backwardCredits());
+        }
+        return thresholds;
+    }
+
     @Override
     protected void initChannel(Channel ch) {
         if (!guard.admit(ch)) {
             return;
         }
-        InlineThresholds thresholds = InlineThresholds.DEFAULTS;
-        RdmaConnection connection = null;
-        if (ch instanceof RdmaChannel) {
-            RdmaChannel rdma = (RdmaChannel) ch;
-            connection = rdma;
-            RpcRdmaPrivateData peer = RpcRdmaPrivateData.parseOrDefaults(rdma.peerPrivateData());
-            // Accept-time sizing: the queue pair is created when the channel accepts, after this method.
-            int receiveBuffer = config.receiveSize();
-            rdma.config().setOption(RdmaChannelOption.RECEIVE_BUFFER_SIZE, receiveBuffer);
-            rdma.config().setOption(RdmaChannelOption.MAX_SEND_SIZE, config.sendSize());
-            RpcRdmaPrivateData local = config.privateData(rdma.maxSendSize(), receiveBuffer);
-            rdma.config().setOption(RdmaChannelOption.PRIVATE_DATA, local.encode());
-            thresholds = InlineThresholds.negotiate(local, peer);
-            logger.debug("{} RPC-over-RDMA thresholds {} (local {}, peer {})", ch, thresholds, local, peer);
-            if (backchannelTimeout != null) {
-                // Receives for the replies to backward calls, beyond the forward calls' (draft §2.2.2).
-                int depth = rdma.config().getOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH);
-                rdma.config().setOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, depth + config.backwardCredits());
-            }
-        }
+        InlineThresholds thresholds = prepareAccepted(ch, config, backchannelTimeout != null);
+        RdmaConnection connection = ch instanceof RdmaChannel ? (RdmaChannel) ch : null;
         BackwardCaller backward = null;
         if (backchannelTimeout != null) {
             backward = new BackwardCaller(config.backwardCredits(), stats, dispatcher.stats());

@@ -22,6 +22,20 @@ public final class RpcRdmaStats {
     private final LongAdder longReplies = new LongAdder();
     private final LongAdder backwardViolations = new LongAdder();
     private final LongAdder backwardQueued = new LongAdder();
+    private final LongAdder bindingMisses = new LongAdder();
+
+    /**
+     * Byte framing: messages whose DDP-eligible items the upper-layer binding could not locate (a layout it does not
+     * know, or XDR that is not what the program says); such a reply went into the Reply chunk, or was answered
+     * ERR_CHUNK when the call offered none, and such a call went inline or as a Long Call (RFC 8166 §3.5.3).
+     */
+    public long bindingMisses() {
+        return bindingMisses.sum();
+    }
+
+    public void recordBindingMiss() {
+        bindingMisses.increment();
+    }
 
     /**
      * Connections closed because a backward-direction message broke the rules (chunks, size, rdma_xid, backward
@@ -203,6 +217,6 @@ public final class RpcRdmaStats {
                 + errorsReceived() + ", creditViolations=" + creditViolations() + ", remoteInv="
                 + remoteInvalidations() + ", localInv=" + localInvalidations() + ", readChunks=" + readChunks()
                 + ", writeChunks=" + writeChunksUsed() + ", inPlace=" + writeChunksInPlace() + ", longCalls=" + longCalls() + ", longReplies="
-                + longReplies() + ')';
+                + longReplies() + ", bindingMisses=" + bindingMisses() + ')';
     }
 }

@@ -125,6 +125,66 @@ public final class XdrPayload extends AbstractReferenceCounted {
     }
 
     /**
+     * A payload over an already-encoded XDR stream whose DDP-eligible items were located in it (by an upper-layer
+     * binding, RFC 8267): no byte is copied; the segments and items are slices of {@code xdr}. {@code items} holds
+     * {@code count} pairs {@code (position, length)}: the item's data starts {@code position} bytes after
+     * {@code xdr}'s reader index, right after its XDR length word, which must say {@code length}; items are in stream
+     * order, do not overlap (data and pad), and lie within the readable bytes. Takes ownership of {@code xdr}, also
+     * when the items are refused.
+     *
+     * @throws XdrException if an item breaks those rules (a binding fed lying XDR): nothing is kept
+     */
+    public static XdrPayload slices(ByteBufAllocator alloc, ByteBuf xdr, int[] items, int count)
+            throws XdrException {
+        ObjectUtil.checkNotNull(alloc, "alloc");
+        ObjectUtil.checkNotNull(xdr, "xdr");
+        ObjectUtil.checkNotNull(items, "items");
+        int base = xdr.readerIndex();
+        int end = xdr.readableBytes();
+        try {
+            if (count < 0 || 2L * count > items.length) {
+                throw new XdrException("item count " + count + " outside 0.." + items.length / 2);
+            }
+            long next = 0;
+            for (int i = 0; i < count; i++) {
+                int position = items[2 * i];
+                int length = items[2 * i + 1];
+                if (position < next + Xdr.UNIT || length < 0
+                        || position + (long) length + Xdr.pad(length) > end) {
+                    throw new XdrException("DDP-eligible item " + i + " (position " + position + ", length " + length
+                            + ") is out of order or outside the " + end + "-byte stream");
+                }
+                if (xdr.getInt(base + position - Xdr.UNIT) != length) {
+                    throw new XdrException("DDP-eligible item " + i + " at position " + position
+                            + ": its length word says " + Integer.toUnsignedString(xdr.getInt(base + position - 4))
+                            + ", not " + length);
+                }
+                next = position + (long) length + Xdr.pad(length);
+            }
+        } catch (XdrException e) {
+            xdr.release();
+            throw e;
+        }
+        if (count == 0) {
+            return wrap(alloc, xdr);
+        }
+        XdrPayload p = pooled(alloc, Unpooled.EMPTY_BUFFER);
+        p.segments.clear();
+        int from = 0;
+        for (int i = 0; i < count; i++) {
+            int position = items[2 * i];
+            int length = items[2 * i + 1];
+            p.segments.add(xdr.retainedSlice(base + from, position - from));
+            p.addItem(position, xdr.retainedSlice(base + position, length));
+            from = position + length + Xdr.pad(length);
+        }
+        p.segments.add(xdr.retainedSlice(base + from, end - from));
+        p.writer.target(Unpooled.EMPTY_BUFFER);
+        xdr.release();
+        return p;
+    }
+
+    /**
      * The concatenation {@code head || tail}, with the tail's item positions shifted by the head's inline length.
      * Takes ownership of both (they must not be used afterwards); the result owns all their buffers.
      */

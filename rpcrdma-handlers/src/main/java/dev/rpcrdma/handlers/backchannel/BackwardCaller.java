@@ -52,6 +52,8 @@ public final class BackwardCaller {
     /** The client's backward grant (the rdma_credit of its last backward reply). */
     private int grant = 1;
     private final IntObjectHashMap<Queued> outstanding = new IntObjectHashMap<>();
+    /** Byte framing: backward replies go up as {@code ByteBuf}s, not decoded. */
+    private boolean bytes;
     private final ArrayDeque<Queued> queue = new ArrayDeque<>();
 
     /** @param reserved receives this server keeps posted for backward replies: its most backward calls at once */
@@ -59,6 +61,12 @@ public final class BackwardCaller {
         this.reserved = ObjectUtil.checkPositive(reserved, "reserved");
         this.stats = ObjectUtil.checkNotNull(stats, "stats");
         this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
+    }
+
+    /** Hands backward replies up as whole-message {@code ByteBuf}s (the byte framing) instead of decoded. */
+    public BackwardCaller bytes() {
+        bytes = true;
+        return this;
     }
 
     /** Receives reserved for backward replies (left out of the forward grant). */
@@ -93,34 +101,42 @@ public final class BackwardCaller {
     /** Sends (or queues) a backward call. Takes ownership of {@code call}. */
     public void call(ChannelHandlerContext ctx, OutboundRpcMessage call, ChannelPromise promise) {
         int xid = call.header().xid();
-        RpcBackchannel b = RpcBackchannel.of(ctx.channel());
-        if (b == null || !b.isEnabled()) {
-            call.release();
-            refuse(ctx, xid, promise, "the client has not enabled a backchannel on " + ctx.channel()
-                    + " (draft-cel-nfsv4-rpcrdma-bidirection §2.2.3)");
-            return;
-        }
         XdrPayload payload;
         try {
             payload = RpcMessageCodec.encode(ctx.alloc(), call);
         } finally {
             call.release();
         }
-        if (payload.inlineLength() > maxMessage) {
-            int length = payload.inlineLength();
-            payload.release();
+        call(ctx, xid, payload, promise);
+    }
+
+    /**
+     * Sends (or queues) a backward call already encoded: {@code rpc} is the whole RPC call message of xid
+     * {@code xid} (the byte framing's). Takes ownership of {@code rpc}.
+     */
+    public void call(ChannelHandlerContext ctx, int xid, XdrPayload rpc, ChannelPromise promise) {
+        RpcBackchannel b = RpcBackchannel.of(ctx.channel());
+        if (b == null || !b.isEnabled()) {
+            rpc.release();
+            refuse(ctx, xid, promise, "the client has not enabled a backchannel on " + ctx.channel()
+                    + " (draft-cel-nfsv4-rpcrdma-bidirection §2.2.3)");
+            return;
+        }
+        if (rpc.inlineLength() > maxMessage) {
+            int length = rpc.inlineLength();
+            rpc.release();
             refuse(ctx, xid, promise, "a backward call of " + length + " bytes exceeds what the backchannel carries ("
                     + maxMessage + " bytes: min(inline send, inline receive, 4096) - 28; backward messages are "
                     + "inline only, draft-cel-nfsv4-rpcrdma-bidirection §2.3)");
             return;
         }
         if (outstanding.containsKey(xid)) {
-            payload.release();
+            rpc.release();
             refuse(ctx, xid, promise, "a backward call with xid " + Integer.toUnsignedString(xid)
                     + " is already outstanding");
             return;
         }
-        Queued q = new Queued(xid, payload, promise);
+        Queued q = new Queued(xid, rpc, promise);
         if (!queue.isEmpty() || !canSend()) {
             stats.recordBackwardQueued();
         }
@@ -171,6 +187,11 @@ public final class BackwardCaller {
             return;
         }
         grant = Math.max(1, header.credits());
+        if (bytes) {
+            ctx.fireChannelRead(rpc.retainedSlice()); // byte framing: the whole reply, reader index 0
+            drain(ctx);
+            return;
+        }
         InboundRpcMessage message;
         try {
             message = RpcMessageCodec.decode(rpc.retainedSlice(), List.of());

@@ -47,6 +47,14 @@ public final class CallbackService {
     private final RpcStats rpcStats;
     private int maxMessage = BackwardMessages.maxMessageSize(InlineThresholds.DEFAULTS);
     private int outstanding;
+    /** Byte framing: backward calls go up as {@code ByteBuf}s, not decoded. */
+    private boolean bytes;
+
+    /** Hands backward calls up as whole-message {@code ByteBuf}s (the byte framing) instead of decoded. */
+    public CallbackService bytes() {
+        bytes = true;
+        return this;
+    }
 
     /** @param grant the backward credits this client grants (receives it keeps posted for backward calls) */
     public CallbackService(int grant, RpcRdmaStats stats, RpcStats rpcStats) {
@@ -95,6 +103,11 @@ public final class CallbackService {
                     + grant + " granted (draft-cel-nfsv4-rpcrdma-bidirection §2.1.2)");
             return;
         }
+        if (bytes) {
+            outstanding++;
+            ctx.fireChannelRead(rpc.retainedSlice()); // byte framing: the whole call, reader index 0
+            return;
+        }
         InboundRpcMessage message;
         try {
             message = RpcMessageCodec.decode(rpc.retainedSlice(), List.of());
@@ -109,15 +122,23 @@ public final class CallbackService {
 
     /** Sends the reply to a backward call, inline. Takes ownership of {@code reply}. */
     public void reply(ChannelHandlerContext ctx, OutboundRpcMessage reply, ChannelPromise promise) {
-        if (outstanding > 0) {
-            outstanding--;
-        }
         int xid = reply.header().xid();
         XdrPayload payload;
         try {
             payload = RpcMessageCodec.encode(ctx.alloc(), reply);
         } finally {
             reply.release();
+        }
+        reply(ctx, xid, payload, promise);
+    }
+
+    /**
+     * Sends the reply to a backward call already encoded: {@code payload} is the whole RPC reply message of xid
+     * {@code xid} (the byte framing's). Takes ownership of {@code payload}.
+     */
+    public void reply(ChannelHandlerContext ctx, int xid, XdrPayload payload, ChannelPromise promise) {
+        if (outstanding > 0) {
+            outstanding--;
         }
         Throwable failure = null;
         if (payload.inlineLength() > maxMessage) {

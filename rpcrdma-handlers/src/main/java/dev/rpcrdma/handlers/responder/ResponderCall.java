@@ -40,6 +40,10 @@ final class ResponderCall implements ChannelFutureListener {
     boolean pooled;
     /** Passed up the pipeline: any pull is over, and only the reply may still be in flight. */
     boolean delivered;
+    /** Byte framing: the call's program, version and procedure, for the upper-layer binding of its reply. */
+    int program;
+    int version;
+    int procedure;
 
     // The pull of the Read chunks (RFC 8166 §3.4.5), while one is in flight.
     private CallReassembly plan;

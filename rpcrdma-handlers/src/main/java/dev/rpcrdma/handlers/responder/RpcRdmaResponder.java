@@ -6,11 +6,14 @@ import dev.rpcrdma.channel.RdmaRead;
 import dev.rpcrdma.channel.RdmaReceive;
 import dev.rpcrdma.channel.RdmaSend;
 import dev.rpcrdma.channel.RdmaWrite;
+import dev.rpcrdma.handlers.ByteFraming;
 import dev.rpcrdma.handlers.RdmaReceiveHandler;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.backchannel.BackwardCaller;
 import dev.rpcrdma.handlers.backchannel.BackwardMessages;
+import dev.rpcrdma.handlers.binding.RpcMessageLayout;
+import dev.rpcrdma.handlers.binding.UpperLayerBinding;
 import dev.rpcrdma.handlers.credits.ResponderCredits;
 import dev.rpcrdma.handlers.header.RdmaProcedure;
 import dev.rpcrdma.handlers.header.RdmaSegment;
@@ -88,6 +91,10 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
     private final BackwardCaller backward;
     /** Call objects whose reply was sent, reused for the next calls; at most the largest grant. */
     private final ArrayDeque<ResponderCall> free = new ArrayDeque<>();
+    /** Null: RPC messages as {@link InboundRpcMessage} / {@link OutboundRpcMessage}; else as {@code ByteBuf}s. */
+    private final ByteFraming framing;
+    /** Byte framing: the located items of the reply being placed, (position, length) pairs. */
+    private final int[] items;
     private ChannelHandlerContext ctx;
     private boolean closed;
 
@@ -107,6 +114,20 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
      */
     public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
                             RpcRdmaStats stats, RpcStats rpcStats, BackwardCaller backward) {
+        this(config, thresholds, connection, stats, rpcStats, backward, null);
+    }
+
+    /**
+     * A responder in byte framing ({@code framing} not null): it hands each received RPC call up as one
+     * {@code ByteBuf} holding the whole message (reader index 0, Read chunks spliced in at their positions, a Long
+     * Call from position zero) and takes each reply, or backward call, as one {@code ByteBuf} holding a whole
+     * message (record marks taken off when {@code framing} says so), its DDP-eligible items located by the
+     * framing's {@link UpperLayerBinding} for the call's Write chunks. Backward replies go up as {@code ByteBuf}s too.
+     */
+    public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
+                            RpcRdmaStats stats, RpcStats rpcStats, BackwardCaller backward, ByteFraming framing) {
+        this.framing = framing;
+        this.items = framing != null ? new int[2 * UpperLayerBinding.MAX_ITEMS] : null;
         this.backward = backward;
         this.config = ObjectUtil.checkNotNull(config, "config");
         this.thresholds = ObjectUtil.checkNotNull(thresholds, "thresholds");
@@ -365,6 +386,10 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
             errChunk(ctx, xid, call.credits, "rdma_xid differs from the RPC message's xid (RFC 8166 §4.5.2)");
             return;
         }
+        if (framing != null) {
+            deliverBytes(ctx, call, stream);
+            return;
+        }
         InboundRpcMessage message;
         try {
             message = RpcMessageCodec.decode(stream, List.of());
@@ -385,10 +410,43 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         ctx.fireChannelRead(message);
     }
 
+    /**
+     * Byte framing: the call's whole message goes up as one {@code ByteBuf} at reader index 0 (a slice of the receive
+     * or of the reassembled stream, no copy); its program, version and procedure are kept for its reply's binding.
+     * Anything too short to be an RPC call, or not a CALL, is answered as the message path does.
+     */
+    private void deliverBytes(ChannelHandlerContext ctx, ResponderCall call, ByteBuf stream) {
+        int xid = call.xid();
+        int start = stream.readerIndex();
+        if (stream.readableBytes() < RpcMessageLayout.MIN_CALL || stream.getInt(start + 4) != CALL) {
+            boolean isCall = stream.readableBytes() >= 8 && stream.getInt(start + 4) == CALL;
+            stream.release();
+            calls.remove(xid);
+            rpcStats.recordMalformedMessage();
+            errChunk(ctx, xid, call.credits, isCall ? "an RPC call shorter than its fixed header"
+                    : "a responder received an RPC reply");
+            return;
+        }
+        call.program = stream.getInt(start + RpcMessageLayout.PROGRAM);
+        call.version = stream.getInt(start + RpcMessageLayout.VERSION);
+        call.procedure = stream.getInt(start + RpcMessageLayout.PROCEDURE);
+        call.delivered = true;
+        ByteBuf message = stream;
+        if (start != 0) {
+            message = stream.retainedSlice();
+            stream.release();
+        }
+        ctx.fireChannelRead(message);
+    }
+
     // ------------------------------------------------------------------ replies
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (framing != null && msg instanceof ByteBuf) {
+            writeBytes(ctx, (ByteBuf) msg, promise);
+            return;
+        }
         if (!(msg instanceof OutboundRpcMessage)) {
             ctx.write(msg, promise);
             return;
@@ -439,6 +497,105 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         } finally {
             payload.release();
         }
+    }
+
+    /**
+     * Byte framing: {@code msg} (owned) is one whole RPC message, a reply to a call received here or a backward
+     * call. A reply that fits inline with no Write chunk offered is copied once into the Send; any other goes
+     * through the same placement as the message path, its DDP-eligible items located by the binding.
+     */
+    private void writeBytes(ChannelHandlerContext ctx, ByteBuf msg, ChannelPromise promise) {
+        ByteBuf m;
+        try {
+            m = framing.unframe(msg);
+        } catch (IllegalArgumentException e) {
+            logger.warn("{} dropped an outbound message: {}", ctx.channel(), e.getMessage());
+            promise.tryFailure(e);
+            return;
+        }
+        int length = m.readableBytes();
+        if (length < 8) {
+            m.release();
+            promise.tryFailure(new IllegalArgumentException("an outbound RPC message of " + length + " bytes"));
+            return;
+        }
+        int xid = m.getInt(m.readerIndex());
+        if (m.getInt(m.readerIndex() + 4) == CALL) {
+            if (backward != null) {
+                backward.call(ctx, xid, XdrPayload.wrap(ctx.alloc(), m), promise);
+            } else {
+                m.release();
+                promise.tryFailure(new IllegalArgumentException("a responder without a backchannel sends replies "
+                        + "only (RpcRdmaFraming.withBackchannel())"));
+            }
+            return;
+        }
+        ResponderCall call = calls.remove(xid);
+        if (call == null) {
+            m.release();
+            logger.warn("{} dropped a reply to no call in progress: xid {}", ctx.channel(),
+                    Integer.toUnsignedString(xid));
+            promise.tryFailure(new IllegalStateException("no RPC-over-RDMA call with xid "
+                    + Integer.toUnsignedString(xid)));
+            return;
+        }
+        if (call.header.writeList().isEmpty()
+                && RpcRdmaHeader.MIN_MSG_LENGTH + (long) length <= thresholds.sendThreshold()) {
+            ByteBuf send;
+            try {
+                send = ctx.alloc().directBuffer(RpcRdmaHeader.MIN_MSG_LENGTH + length);
+                RpcRdmaHeaderEncoder.encodePlainMsg(xid, grant(call.credits), send);
+                send.writeBytes(m, m.readerIndex(), length);
+            } finally {
+                m.release();
+            }
+            send(ctx, call.header, send, promise, null);
+            recycle(call);
+            return;
+        }
+        XdrPayload payload = locate(ctx, call, m);
+        try {
+            sendReply(ctx, call, payload, promise);
+            recycle(call);
+        } catch (Throwable t) {
+            logger.warn("{} could not send the reply to xid {}; closing (RFC 8166 §4.5.4)", ctx.channel(),
+                    Integer.toUnsignedString(xid), t);
+            promise.tryFailure(t);
+            close(ctx);
+        } finally {
+            payload.release();
+        }
+    }
+
+    /**
+     * The reply {@code m} (owned) as a payload whose DDP-eligible items the binding located, for the call's Write
+     * chunks (RFC 8166 §3.4.5, RFC 8267); without Write chunks, or when the binding cannot locate them (logged,
+     * counted), the whole reply as one plain segment: it then goes inline or into the Reply chunk, or the call is
+     * answered ERR_CHUNK when it offered none (RFC 8166 §4.5.3).
+     */
+    private XdrPayload locate(ChannelHandlerContext ctx, ResponderCall call, ByteBuf m) {
+        if (call.header.writeList().isEmpty()) {
+            return XdrPayload.wrap(ctx.alloc(), m);
+        }
+        UpperLayerBinding binding = framing.binding();
+        String why;
+        try {
+            int n = binding.replyItems(call.program, call.version, call.procedure, m, items);
+            if (n >= 0) {
+                XdrPayload located = XdrPayload.slices(ctx.alloc(), m.retain(), items, n);
+                m.release();
+                return located;
+            }
+            why = "its layout is unknown to the binding";
+        } catch (XdrException e) {
+            why = e.getMessage();
+        }
+        stats.recordBindingMiss();
+        logger.warn("{} binding {} could not locate the DDP-eligible items of the reply to xid {} (program {} version "
+                + "{} procedure {}): {}; it goes in the Reply chunk if the call offered one, else ERR_CHUNK",
+                ctx.channel(), binding.name(), Integer.toUnsignedString(call.xid()), call.program, call.version,
+                call.procedure, why);
+        return XdrPayload.wrap(ctx.alloc(), m);
     }
 
     /**

@@ -1,0 +1,105 @@
+package dev.rpcrdma.handlers;
+
+import dev.rpcrdma.handlers.binding.UpperLayerBinding;
+import io.netty.buffer.ByteBuf;
+import io.netty.util.internal.ObjectUtil;
+
+/**
+ * How the byte framing carries whole RPC messages as {@link ByteBuf}s between an RPC-over-RDMA connection and a
+ * pipeline built for TCP: the upper-layer binding that locates DDP-eligible items (RFC 8267), and whether outbound
+ * messages arrive with RFC 5531 §11 record marks (the TCP framing a pipeline's last stage, or its direct channel
+ * writes, add) that must come off. Inbound messages never carry record marks: RPC-over-RDMA has none (RFC 8166
+ * §4.1). Immutable.
+ */
+public final class ByteFraming {
+
+    /** RFC 5531 §11: the last-fragment bit of a record mark. */
+    private static final int LAST_FRAGMENT = 0x8000_0000;
+
+    /** No binding, outbound messages without record marks. */
+    public static final ByteFraming DEFAULT = new ByteFraming(UpperLayerBinding.NONE, false);
+
+    private final UpperLayerBinding binding;
+    private final boolean recordMarked;
+
+    private ByteFraming(UpperLayerBinding binding, boolean recordMarked) {
+        this.binding = ObjectUtil.checkNotNull(binding, "binding");
+        this.recordMarked = recordMarked;
+    }
+
+    /** With this upper-layer binding (e.g. {@link UpperLayerBinding#nfs()}). */
+    public ByteFraming withBinding(UpperLayerBinding binding) {
+        return new ByteFraming(binding, recordMarked);
+    }
+
+    /**
+     * With outbound messages that carry TCP record marks ({@code true}: each written {@code ByteBuf} is one record,
+     * one or more fragments, and the marks are taken off) or not ({@code false}: each is exactly one RPC message).
+     */
+    public ByteFraming withRecordMarks(boolean recordMarked) {
+        return new ByteFraming(binding, recordMarked);
+    }
+
+    public UpperLayerBinding binding() {
+        return binding;
+    }
+
+    public boolean recordMarked() {
+        return recordMarked;
+    }
+
+    /**
+     * The RPC message in an outbound {@code msg} (ownership passes to the result; on failure {@code msg} is
+     * released): {@code msg} itself, its reader index past a single record mark, or its fragments joined.
+     *
+     * @throws IllegalArgumentException the record marks do not describe {@code msg}'s bytes exactly
+     */
+    public ByteBuf unframe(ByteBuf msg) {
+        if (!recordMarked) {
+            return msg;
+        }
+        int start = msg.readerIndex();
+        int end = msg.writerIndex();
+        int fragments = 0;
+        long total = 0;
+        boolean last = false;
+        for (int i = start; !last; fragments++) {
+            if (end - i < 4) {
+                msg.release();
+                throw new IllegalArgumentException("a record-marked message of " + (end - start)
+                        + " bytes ends inside or before a record mark (RFC 5531 §11)");
+            }
+            int mark = msg.getInt(i);
+            last = (mark & LAST_FRAGMENT) != 0;
+            int length = mark & ~LAST_FRAGMENT;
+            if (length > end - i - 4) {
+                msg.release();
+                throw new IllegalArgumentException("a record mark says " + length + " bytes, " + (end - i - 4)
+                        + " follow (RFC 5531 §11)");
+            }
+            i += 4 + length;
+            total += length;
+            if (last && i != end) {
+                msg.release();
+                throw new IllegalArgumentException((end - i) + " bytes follow the last fragment of a record");
+            }
+        }
+        if (fragments == 1) {
+            msg.skipBytes(4);
+            return msg;
+        }
+        ByteBuf joined = msg.alloc().buffer((int) total);
+        for (int i = start; i < end; ) {
+            int length = msg.getInt(i) & ~LAST_FRAGMENT;
+            joined.writeBytes(msg, i + 4, length);
+            i += 4 + length;
+        }
+        msg.release();
+        return joined;
+    }
+
+    @Override
+    public String toString() {
+        return "ByteFraming(binding=" + binding.name() + ", recordMarked=" + recordMarked + ')';
+    }
+}

@@ -1,0 +1,168 @@
+package dev.rpcrdma.handlers;
+
+import dev.rpcrdma.channel.RdmaChannel;
+import dev.rpcrdma.channel.RdmaConnection;
+import dev.rpcrdma.handlers.backchannel.BackwardCaller;
+import dev.rpcrdma.handlers.backchannel.BackwardMessages;
+import dev.rpcrdma.handlers.backchannel.CallbackService;
+import dev.rpcrdma.handlers.binding.UpperLayerBinding;
+import dev.rpcrdma.handlers.negotiation.InlineThresholds;
+import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
+import dev.rpcrdma.handlers.requester.RpcRdmaRequester;
+import dev.rpcrdma.handlers.responder.RpcRdmaResponder;
+import dev.rpcrdma.oncrpc.RpcBackchannel;
+import dev.rpcrdma.oncrpc.RpcStats;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.util.internal.ObjectUtil;
+
+import java.util.function.Consumer;
+
+/**
+ * RPC-over-RDMA as a framing, the counterpart of TCP's record marking (RFC 5531 §11) for a pipeline built for TCP:
+ * an existing ONC RPC server or client keeps its own codec and handlers, which read and write {@code ByteBuf}s each
+ * holding one whole RPC message, and swaps only its framing handler for {@link #responder(Channel)} (server) or
+ * {@link #requester(Channel)} (client). Everything RPC-over-RDMA Version 1 does happens below it as for this
+ * project's own API: credits (RFC 8166 §3.3), chunks (Read chunks spliced in, Long Calls, Reply chunks, Write chunks
+ * through the {@link UpperLayerBinding}, RFC 8166 §3.4, RFC 8267), RDMA_ERROR for bad input (§4.5), RFC 8797
+ * negotiation and remote invalidation, the registered memory pool, and the backchannel (RFC 8167) when enabled.
+ * <pre>
+ *   TCP:  channel -> record-mark framing  -> the stack's parser -> program -> response stage (adds a record mark)
+ *   RDMA: channel -> {@link #responder}  -> the stack's parser -> program -> response stage
+ * </pre>
+ * Inbound, the handler fires one {@code ByteBuf} per RPC message at reader index 0 (the receiver releases it; it
+ * may be a slice of a receive buffer, so keep no view of it after releasing). Outbound it takes one {@code ByteBuf}
+ * per message, with record marks when {@link ByteFraming#withRecordMarks(boolean)} says so, written anywhere in the
+ * pipeline. {@code Channel.remoteAddress()} is the peer's {@code InetSocketAddress}, as over TCP.
+ *
+ * <p>Immutable; one instance serves any number of channels.
+ */
+public final class RpcRdmaFraming {
+
+    private final RpcRdmaConfig config;
+    private final ByteFraming framing;
+    private final RpcRdmaStats stats;
+    private final RpcStats rpcStats;
+    private final boolean backchannel;
+
+    private RpcRdmaFraming(RpcRdmaConfig config, ByteFraming framing, RpcRdmaStats stats, RpcStats rpcStats,
+                           boolean backchannel) {
+        this.config = ObjectUtil.checkNotNull(config, "config");
+        this.framing = ObjectUtil.checkNotNull(framing, "framing");
+        this.stats = ObjectUtil.checkNotNull(stats, "stats");
+        this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
+        this.backchannel = backchannel;
+    }
+
+    /** Byte framing with {@code config}, no binding, no record marks, no backchannel, fresh counters. */
+    public static RpcRdmaFraming of(RpcRdmaConfig config) {
+        return new RpcRdmaFraming(config, ByteFraming.DEFAULT, new RpcRdmaStats(), new RpcStats(), false);
+    }
+
+    /** With this upper-layer binding, e.g. {@link UpperLayerBinding#nfs()} for an NFS server (RFC 8267). */
+    public RpcRdmaFraming withBinding(UpperLayerBinding binding) {
+        return new RpcRdmaFraming(config, framing.withBinding(binding), stats, rpcStats, backchannel);
+    }
+
+    /**
+     * Whether outbound messages carry TCP record marks to take off (the pipeline's response stage or direct
+     * writes add them, as Hadoop's {@code RpcTcpResponseStage} and {@code Nfs3Utils.writeChannel} do).
+     */
+    public RpcRdmaFraming withRecordMarks(boolean recordMarked) {
+        return new RpcRdmaFraming(config, framing.withRecordMarks(recordMarked), stats, rpcStats, backchannel);
+    }
+
+    /**
+     * With the backchannel (RFC 8167) on each connection, enabled from the start: a server may write RPC calls on
+     * the connection (backward calls, e.g. NFSv4.1 CB_COMPOUND) and receives their replies as {@code ByteBuf}s; a
+     * client receives backward calls as {@code ByteBuf}s and writes their replies. Backward messages are inline, at
+     * most min(inline send, inline receive, 4096) - 28 bytes; credits and receives as
+     * {@link RpcRdmaConfig#backwardCredits()} says. Matching replies to calls and timeouts are the stack's.
+     */
+    public RpcRdmaFraming withBackchannel() {
+        return new RpcRdmaFraming(config, framing, stats, rpcStats, true);
+    }
+
+    /** With these counters. */
+    public RpcRdmaFraming withStats(RpcRdmaStats stats, RpcStats rpcStats) {
+        return new RpcRdmaFraming(config, framing, stats, rpcStats, backchannel);
+    }
+
+    public RpcRdmaConfig config() {
+        return config;
+    }
+
+    public ByteFraming framing() {
+        return framing;
+    }
+
+    /** RPC-over-RDMA counters shared by the connections. */
+    public RpcRdmaStats stats() {
+        return stats;
+    }
+
+    /** RPC counters (malformed messages, backchannel) shared by the connections. */
+    public RpcStats rpcStats() {
+        return rpcStats;
+    }
+
+    /**
+     * The framing handler of an accepted server channel, to add first in its pipeline from the server's
+     * {@code initChannel} (it prepares the channel's RFC 8797 private data and sizes before the accept completes).
+     */
+    public ChannelHandler responder(Channel ch) {
+        InlineThresholds thresholds = RpcRdmaServerInitializer.prepareAccepted(ch, config, backchannel);
+        RdmaConnection connection = ch instanceof RdmaChannel ? (RdmaChannel) ch : null;
+        BackwardCaller backward = null;
+        if (backchannel) {
+            backward = new BackwardCaller(config.backwardCredits(), stats, rpcStats).bytes();
+            RpcBackchannel.install(ch, RpcBackchannel.Role.CALLER, rpcStats,
+                    BackwardMessages.maxMessageSize(thresholds)).enable();
+        }
+        return new RpcRdmaResponder(config, thresholds, connection, stats, rpcStats, backward, framing);
+    }
+
+    /** The framing handler of a client channel, to add first in its pipeline before it connects. */
+    public ChannelHandler requester(Channel ch) {
+        RpcRdmaPrivateData local = RpcRdmaClientInitializer.prepareConnecting(ch, config, backchannel);
+        RdmaConnection connection = ch instanceof RdmaChannel ? (RdmaChannel) ch : null;
+        CallbackService callbacks = null;
+        if (backchannel) {
+            callbacks = new CallbackService(config.backwardCredits(), stats, rpcStats);
+            RpcBackchannel.install(ch, RpcBackchannel.Role.CALLBACK_SERVICE, rpcStats,
+                    BackwardMessages.maxMessageSize(InlineThresholds.DEFAULTS)).enable();
+        }
+        return new RpcRdmaRequester(config, local, connection, stats, rpcStats, callbacks).bytes(framing);
+    }
+
+    /** A server initializer: {@link #responder(Channel)}, then what {@code upper} adds (the stack's handlers). */
+    public ChannelInitializer<Channel> server(Consumer<ChannelPipeline> upper) {
+        ObjectUtil.checkNotNull(upper, "upper");
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast("rpcRdmaFraming", responder(ch));
+                upper.accept(ch.pipeline());
+            }
+        };
+    }
+
+    /** A client initializer: {@link #requester(Channel)}, then what {@code upper} adds (the stack's handlers). */
+    public ChannelInitializer<Channel> client(Consumer<ChannelPipeline> upper) {
+        ObjectUtil.checkNotNull(upper, "upper");
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast("rpcRdmaFraming", requester(ch));
+                upper.accept(ch.pipeline());
+            }
+        };
+    }
+
+    @Override
+    public String toString() {
+        return "RpcRdmaFraming(" + config + ", " + framing + ", backchannel=" + backchannel + ')';
+    }
+}
