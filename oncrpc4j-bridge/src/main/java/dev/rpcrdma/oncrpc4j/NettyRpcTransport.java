@@ -1,0 +1,95 @@
+package dev.rpcrdma.oncrpc4j;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.util.internal.ObjectUtil;
+import org.dcache.oncrpc4j.rpc.ReplyQueue;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
+import org.dcache.oncrpc4j.xdr.Xdr;
+import org.glassfish.grizzly.Buffer;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.CompletionHandler;
+
+/**
+ * oncrpc4j's {@link RpcTransport} on one Netty channel (RPC-over-RDMA through the byte framing, or TCP with record
+ * marking): {@link #send} writes the {@link Xdr}'s encoded message as one {@code ByteBuf} and completes the handler
+ * when the write did (with its size), or fails it when the write failed or the channel is closed. Calls and replies
+ * travel both ways on the same connection: {@link #getPeerTransport()} is this transport (same connection, same
+ * reply queue), which is how nfs4j's {@code ClientCB} reaches the client for CB_COMPOUND; over RDMA those backward
+ * calls use the RFC 8167 backchannel. TLS is not offered (RPC-over-RDMA has no RPC-with-TLS binding).
+ * Thread-safe (Netty serializes the writes).
+ */
+final class NettyRpcTransport implements RpcTransport {
+
+    private final Channel channel;
+    private final ReplyQueue replyQueue;
+
+    NettyRpcTransport(Channel channel, ReplyQueue replyQueue) {
+        this.channel = ObjectUtil.checkNotNull(channel, "channel");
+        this.replyQueue = ObjectUtil.checkNotNull(replyQueue, "replyQueue");
+    }
+
+    Channel channel() {
+        return channel;
+    }
+
+    @Override
+    public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
+        ObjectUtil.checkNotNull(handler, "handler");
+        Buffer buffer = xdr.asBuffer();
+        ByteBuffer bytes = buffer.toByteBuffer();
+        int length = bytes.remaining();
+        ByteBuf out = channel.alloc().buffer(length);
+        out.writeBytes(bytes.duplicate());
+        channel.writeAndFlush(out).addListener(f -> {
+            if (f.isSuccess()) {
+                handler.completed(length, attachment);
+            } else {
+                handler.failed(f.cause(), attachment);
+            }
+        });
+    }
+
+    @Override
+    public ReplyQueue getReplyQueue() {
+        return replyQueue;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return channel.isActive();
+    }
+
+    @Override
+    public InetSocketAddress getLocalSocketAddress() {
+        return (InetSocketAddress) channel.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress getRemoteSocketAddress() {
+        return (InetSocketAddress) channel.remoteAddress();
+    }
+
+    @Override
+    public RpcTransport getPeerTransport() {
+        return this;
+    }
+
+    @Override
+    public void startTLS() {
+        throw new IllegalStateException("RPC-with-TLS is not available on " + channel
+                + " (no TLS binding for RPC-over-RDMA; the oncrpc4j bridge offers none over TCP either)");
+    }
+
+    @Override
+    public boolean isTLS() {
+        return false;
+    }
+
+    @Override
+    public String toString() {
+        return "NettyRpcTransport(" + channel + ')';
+    }
+}

@@ -1,0 +1,111 @@
+package dev.rpcrdma.oncrpc4j;
+
+import dev.rpcrdma.handlers.RpcRdmaConfig;
+import dev.rpcrdma.handlers.RpcRdmaFraming;
+import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.tcp.RecordMarkingDecoder;
+import dev.rpcrdma.oncrpc.tcp.RecordMarkingEncoder;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.util.internal.ObjectUtil;
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
+
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+
+/**
+ * Serves dCache oncrpc4j programs (the {@code Map<OncRpcProgram, RpcDispatchable>} that
+ * {@code OncRpcSvcBuilder.withRpcService} takes; nfs4j's NFSv4.1 server is one) on Netty channels: over
+ * RPC-over-RDMA through {@link RpcRdmaFraming}'s byte framing (with the RFC 8167 backchannel, so
+ * {@code call.getTransport().getPeerTransport()} calls the client back on the same RDMA connection, as nfs4j's
+ * {@code ClientCB} does for CB_COMPOUND), or over TCP with record marking (RFC 5531 §11). The same initializers
+ * on a client channel give an {@link RpcTransport} for oncrpc4j's own client calls ({@code new RpcCall(prog, vers,
+ * auth, transport).call(...)}) that also serves the programs for calls from the server.
+ * <pre>
+ *   RDMA: RdmaChannel -> RPC-over-RDMA byte framing -> oncrpc4j dispatch (RpcCall.accept, programs on the executor)
+ *   TCP:  SocketChannel -> record marking           -> oncrpc4j dispatch
+ * </pre>
+ * Programs run on the executor (never on the event loop); the caller owns it and shuts it down. Immutable.
+ */
+public final class OncRpcBridge {
+
+    /** The largest RPC record accepted over TCP (oncrpc4j's own limit is 512 KiB per Xdr plus file chunks). */
+    public static final int MAX_TCP_RECORD = 4 << 20;
+
+    private final Map<OncRpcProgram, RpcDispatchable> programs;
+    private final ExecutorService executor;
+    private final RpcRdmaFraming framing;
+
+    private OncRpcBridge(Map<OncRpcProgram, RpcDispatchable> programs, ExecutorService executor,
+                         RpcRdmaFraming framing) {
+        this.programs = Map.copyOf(ObjectUtil.checkNotNull(programs, "programs"));
+        this.executor = ObjectUtil.checkNotNull(executor, "executor");
+        this.framing = ObjectUtil.checkNotNull(framing, "framing");
+    }
+
+    /**
+     * A bridge serving {@code programs} (none, for a client that only calls) on {@code executor}, over RDMA with
+     * {@link RpcRdmaConfig#DEFAULT} and the backchannel.
+     */
+    public static OncRpcBridge of(Map<OncRpcProgram, RpcDispatchable> programs, ExecutorService executor) {
+        return new OncRpcBridge(programs, executor, RpcRdmaFraming.of(RpcRdmaConfig.DEFAULT).withBackchannel());
+    }
+
+    /**
+     * With this RDMA framing (its configuration, binding and counters). The backchannel is turned on whatever it
+     * says: oncrpc4j calls in both directions on one connection.
+     */
+    public OncRpcBridge withFraming(RpcRdmaFraming framing) {
+        return new OncRpcBridge(programs, executor, framing.withBackchannel());
+    }
+
+    /** The RDMA framing (its counters: {@code framing().stats()}). */
+    public RpcRdmaFraming framing() {
+        return framing;
+    }
+
+    /** The initializer of RDMA channels (server: {@code childHandler}; client: {@code handler}). */
+    public ChannelInitializer<Channel> rdma() {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                boolean server = ch.parent() != null;
+                ch.pipeline().addLast("rpcRdmaFraming", server ? framing.responder(ch) : framing.requester(ch));
+                ch.pipeline().addLast("oncrpc4j", new OncRpcBridgeHandler(programs, executor));
+            }
+        };
+    }
+
+    /** The initializer of TCP channels (server: {@code childHandler}; client: {@code handler}). */
+    public ChannelInitializer<Channel> tcp() {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast("recordDecoder", new RecordMarkingDecoder(MAX_TCP_RECORD, new RpcStats()));
+                ch.pipeline().addLast("recordEncoder", new RecordMarkingEncoder(MAX_TCP_RECORD));
+                ch.pipeline().addLast("oncrpc4j", new OncRpcBridgeHandler(programs, executor));
+            }
+        };
+    }
+
+    /**
+     * The oncrpc4j transport of a channel set up by {@link #rdma()} or {@link #tcp()} (e.g. a connected client's,
+     * to make calls with {@code new RpcCall(prog, vers, auth, transport)}).
+     *
+     * @throws IllegalArgumentException the channel has no bridge
+     */
+    public static RpcTransport transport(Channel channel) {
+        OncRpcBridgeHandler h = channel.pipeline().get(OncRpcBridgeHandler.class);
+        if (h == null) {
+            throw new IllegalArgumentException(channel + " was not set up by an OncRpcBridge");
+        }
+        return h.transport();
+    }
+
+    @Override
+    public String toString() {
+        return "OncRpcBridge(programs=" + programs.keySet() + ", " + framing + ')';
+    }
+}

@@ -1,0 +1,160 @@
+package dev.rpcrdma.oncrpc4j;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import org.dcache.oncrpc4j.rpc.OncRpcAcceptedException;
+import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.dcache.oncrpc4j.rpc.OncRpcRejectedException;
+import org.dcache.oncrpc4j.rpc.ReplyQueue;
+import org.dcache.oncrpc4j.rpc.RpcAccepsStatus;
+import org.dcache.oncrpc4j.rpc.RpcCall;
+import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.dcache.oncrpc4j.rpc.RpcException;
+import org.dcache.oncrpc4j.rpc.RpcMessageType;
+import org.dcache.oncrpc4j.rpc.RpcReply;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
+import org.dcache.oncrpc4j.xdr.Xdr;
+
+import java.io.IOException;
+import java.nio.channels.CompletionHandler;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * oncrpc4j's dispatch loop on one connection, above a framing that hands up whole RPC messages as {@code ByteBuf}s
+ * (the RPC-over-RDMA byte framing, or TCP record marking). Each message's bytes are copied into a fresh
+ * {@link Xdr} (the call's reply reuses it, as oncrpc4j does) and the buffer released at once. A CALL is accepted
+ * ({@code RpcCall.accept()}: RPC version and authentication, rejected with oncrpc4j's own replies) and dispatched to
+ * its program's {@link RpcDispatchable} on the executor, or answered PROG_UNAVAIL; a program's exception becomes
+ * oncrpc4j's reply for it (its {@code RpcException}'s rejection; GARBAGE_ARGS for XDR and I/O errors; SYSTEM_ERR for
+ * anything else, logged), and the connection stays up. A REPLY completes the call it answers through the
+ * connection's {@link ReplyQueue}, as oncrpc4j's {@code RpcProtocolFilter} does. When the connection goes, calls
+ * still waiting for replies fail ({@code ReplyQueue.handleDisconnect}).
+ */
+final class OncRpcBridgeHandler extends ChannelInboundHandlerAdapter {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(OncRpcBridgeHandler.class);
+
+    private final Map<OncRpcProgram, RpcDispatchable> programs;
+    private final ExecutorService executor;
+    private final ReplyQueue replyQueue = new ReplyQueue();
+    private NettyRpcTransport transport;
+
+    OncRpcBridgeHandler(Map<OncRpcProgram, RpcDispatchable> programs, ExecutorService executor) {
+        this.programs = programs;
+        this.executor = executor;
+    }
+
+    /** The connection's transport (after the handler was added). */
+    NettyRpcTransport transport() {
+        return transport;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        transport = new NettyRpcTransport(ctx.channel(), replyQueue);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof ByteBuf)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        ByteBuf buf = (ByteBuf) msg;
+        byte[] bytes;
+        try {
+            bytes = new byte[buf.readableBytes()]; // bounded by the framing's largest message
+            buf.getBytes(buf.readerIndex(), bytes);
+        } finally {
+            buf.release();
+        }
+        Xdr xdr = new Xdr(bytes);
+        try {
+            xdr.beginDecoding();
+            int xid = xdr.xdrDecodeInt();
+            int type = xdr.xdrDecodeInt();
+            if (type == RpcMessageType.CALL) {
+                call(ctx, new RpcCall(xid, xdr, transport));
+            } else if (type == RpcMessageType.REPLY) {
+                reply(ctx, xid, new RpcReply(xid, xdr, transport));
+            } else {
+                logger.warn("{} dropped a message of msg_type {} (RFC 5531 §9)", ctx.channel(), type);
+            }
+        } catch (IOException e) { // OncRpcException (bad XDR) included
+            logger.warn("{} dropped an undecodable RPC message: {}", ctx.channel(), e.toString());
+        }
+    }
+
+    private void call(ChannelHandlerContext ctx, RpcCall call) throws IOException {
+        try {
+            call.accept();
+        } catch (RpcException e) {
+            call.reject(e.getStatus(), e.getRpcReply());
+            logger.info("{} rejected an RPC call: {}", ctx.channel(), e.getMessage());
+            return;
+        }
+        RpcDispatchable program = programs.get(new OncRpcProgram(call.getProgram(), call.getProgramVersion()));
+        if (program == null) {
+            call.failProgramUnavailable();
+            return;
+        }
+        try {
+            executor.execute(() -> dispatch(program, call));
+        } catch (RejectedExecutionException e) {
+            logger.warn("{} answering SYSTEM_ERR: the executor refused the call {}", ctx.channel(), call);
+            call.failRpcSystem();
+        }
+    }
+
+    /** What oncrpc4j's {@code RpcDispatcher} does, except that a program's runtime exception ends only the call. */
+    private static void dispatch(RpcDispatchable program, RpcCall call) {
+        try {
+            program.dispatchOncRpcCall(call);
+        } catch (RpcException e) {
+            call.reject(e.getStatus(), e.getRpcReply());
+            logger.warn("Failed to process RPC request: {}", e.getMessage());
+        } catch (IOException e) { // OncRpcException (bad XDR) included
+            call.failRpcGarbage();
+            logger.warn("Failed to process RPC request {}: {}", call, e.getMessage());
+        } catch (RuntimeException e) {
+            logger.error("Failed to process RPC request {}: answering SYSTEM_ERR", call, e);
+            call.failRpcSystem();
+        }
+    }
+
+    private void reply(ChannelHandlerContext ctx, int xid, RpcReply reply) {
+        CompletionHandler<RpcReply, RpcTransport> callback = replyQueue.get(xid);
+        if (callback == null) {
+            logger.debug("{} dropped a reply to no call waiting: xid {}", ctx.channel(), Integer.toUnsignedString(xid));
+            return;
+        }
+        if (!reply.isAccepted()) {
+            callback.failed(new OncRpcRejectedException(reply.getRejectStatus()), transport);
+        } else if (reply.getAcceptStatus() != RpcAccepsStatus.SUCCESS) {
+            callback.failed(new OncRpcAcceptedException(reply.getAcceptStatus()), transport);
+        } else {
+            callback.completed(reply, transport);
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        // oncrpc4j registers pending calls under the transport's local address.
+        if (transport.getLocalSocketAddress() != null) {
+            replyQueue.handleDisconnect(transport.getLocalSocketAddress());
+        }
+        replyQueue.shutdown();
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        logger.warn("{} closing after an error", ctx.channel(), cause);
+        ctx.close();
+    }
+}
