@@ -2,6 +2,7 @@ package dev.rpcrdma.handlers;
 
 import dev.rpcrdma.handlers.binding.UpperLayerBinding;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.util.internal.ObjectUtil;
 
 /**
@@ -17,19 +18,55 @@ public final class ByteFraming {
     private static final int LAST_FRAGMENT = 0x8000_0000;
 
     /** No binding, outbound messages without record marks. */
-    public static final ByteFraming DEFAULT = new ByteFraming(UpperLayerBinding.NONE, false);
+    public static final ByteFraming DEFAULT = new ByteFraming(UpperLayerBinding.NONE, false, false);
 
     private final UpperLayerBinding binding;
     private final boolean recordMarked;
+    private final boolean copyInbound;
 
-    private ByteFraming(UpperLayerBinding binding, boolean recordMarked) {
+    private ByteFraming(UpperLayerBinding binding, boolean recordMarked, boolean copyInbound) {
         this.binding = ObjectUtil.checkNotNull(binding, "binding");
         this.recordMarked = recordMarked;
+        this.copyInbound = copyInbound;
     }
 
     /** With this upper-layer binding (e.g. {@link UpperLayerBinding#nfs()}). */
     public ByteFraming withBinding(UpperLayerBinding binding) {
-        return new ByteFraming(binding, recordMarked);
+        return new ByteFraming(binding, recordMarked, copyInbound);
+    }
+
+    /**
+     * Whether inbound messages are handed up as copies on the Java heap ({@code true}: one copy per message, the
+     * receive buffer goes back at once, and a stack that never releases what it reads leaks nothing but garbage the
+     * GC collects) or as slices of the registered receive or reassembly memory ({@code false}, the default: no
+     * copy; the stack must release each message, as Netty's reference counting asks). Hadoop's portmap handler,
+     * for one, never releases its messages.
+     */
+    public ByteFraming withCopiedInbound(boolean copyInbound) {
+        return new ByteFraming(binding, recordMarked, copyInbound);
+    }
+
+    public boolean copiedInbound() {
+        return copyInbound;
+    }
+
+    /**
+     * The inbound message in {@code stream} (owned; its readable bytes are one whole RPC message) as the buffer to
+     * hand up: at reader index 0, a copy on the heap when {@link #copiedInbound()}, else {@code stream} or a slice.
+     */
+    public ByteBuf handUp(ByteBuf stream) {
+        if (copyInbound) {
+            byte[] bytes = new byte[stream.readableBytes()]; // bounded by the largest message accepted
+            stream.getBytes(stream.readerIndex(), bytes);
+            stream.release();
+            return Unpooled.wrappedBuffer(bytes);
+        }
+        if (stream.readerIndex() == 0) {
+            return stream;
+        }
+        ByteBuf slice = stream.retainedSlice();
+        stream.release();
+        return slice;
     }
 
     /**
@@ -37,7 +74,7 @@ public final class ByteFraming {
      * one or more fragments, and the marks are taken off) or not ({@code false}: each is exactly one RPC message).
      */
     public ByteFraming withRecordMarks(boolean recordMarked) {
-        return new ByteFraming(binding, recordMarked);
+        return new ByteFraming(binding, recordMarked, copyInbound);
     }
 
     public UpperLayerBinding binding() {
@@ -100,6 +137,7 @@ public final class ByteFraming {
 
     @Override
     public String toString() {
-        return "ByteFraming(binding=" + binding.name() + ", recordMarked=" + recordMarked + ')';
+        return "ByteFraming(binding=" + binding.name() + ", recordMarked=" + recordMarked + ", copyInbound="
+                + copyInbound + ')';
     }
 }

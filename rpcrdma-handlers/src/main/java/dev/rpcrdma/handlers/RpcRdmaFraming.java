@@ -14,6 +14,8 @@ import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.RpcStats;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.util.internal.ObjectUtil;
@@ -74,6 +76,11 @@ public final class RpcRdmaFraming {
         return new RpcRdmaFraming(config, framing.withRecordMarks(recordMarked), stats, rpcStats, backchannel);
     }
 
+    /** With inbound messages handed up as heap copies or not: {@link ByteFraming#withCopiedInbound(boolean)}. */
+    public RpcRdmaFraming withCopiedInbound(boolean copyInbound) {
+        return new RpcRdmaFraming(config, framing.withCopiedInbound(copyInbound), stats, rpcStats, backchannel);
+    }
+
     /**
      * With the backchannel (RFC 8167) on each connection, enabled from the start: a server may write RPC calls on
      * the connection (backward calls, e.g. NFSv4.1 CB_COMPOUND) and receives their replies as {@code ByteBuf}s; a
@@ -117,7 +124,7 @@ public final class RpcRdmaFraming {
         RdmaConnection connection = ch instanceof RdmaChannel ? (RdmaChannel) ch : null;
         BackwardCaller backward = null;
         if (backchannel) {
-            backward = new BackwardCaller(config.backwardCredits(), stats, rpcStats).bytes();
+            backward = new BackwardCaller(config.backwardCredits(), stats, rpcStats).bytes(framing);
             RpcBackchannel.install(ch, RpcBackchannel.Role.CALLER, rpcStats,
                     BackwardMessages.maxMessageSize(thresholds)).enable();
         }
@@ -137,16 +144,43 @@ public final class RpcRdmaFraming {
         return new RpcRdmaRequester(config, local, connection, stats, rpcStats, callbacks).bytes(framing);
     }
 
-    /** A server initializer: {@link #responder(Channel)}, then what {@code upper} adds (the stack's handlers). */
+    /**
+     * A server initializer: {@link #responder(Channel)} at once, and what {@code upper} adds (the stack's handlers)
+     * once the connection is established. An accepted TCP channel is already active when its initializer runs; an
+     * accepted RDMA channel becomes active only after the accept, which needs the framing's private data first.
+     * Handlers that set themselves up in {@code handlerAdded} only on an active channel (an {@code IdleStateHandler}
+     * whose subclass overrides {@code channelActive}, as Hadoop's portmap does) therefore see the same channel
+     * state as over TCP: they are added when the channel is active, then get {@code channelActive}.
+     */
     public ChannelInitializer<Channel> server(Consumer<ChannelPipeline> upper) {
         ObjectUtil.checkNotNull(upper, "upper");
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
                 ch.pipeline().addLast("rpcRdmaFraming", responder(ch));
-                upper.accept(ch.pipeline());
+                if (ch.isActive()) {
+                    upper.accept(ch.pipeline());
+                } else {
+                    ch.pipeline().addLast("rpcRdmaUpper", new UpperOnActive(upper));
+                }
             }
         };
+    }
+
+    /** Adds the upper handlers when the channel becomes active, then lets them see {@code channelActive}. */
+    private static final class UpperOnActive extends ChannelInboundHandlerAdapter {
+        private final Consumer<ChannelPipeline> upper;
+
+        UpperOnActive(Consumer<ChannelPipeline> upper) {
+            this.upper = upper;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            upper.accept(ctx.pipeline());
+            ctx.pipeline().remove(this);
+            ctx.fireChannelActive();
+        }
     }
 
     /** A client initializer: {@link #requester(Channel)}, then what {@code upper} adds (the stack's handlers). */

@@ -1,5 +1,6 @@
 package dev.rpcrdma.handlers.backchannel;
 
+import dev.rpcrdma.handlers.ByteFraming;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
@@ -52,8 +53,8 @@ public final class BackwardCaller {
     /** The client's backward grant (the rdma_credit of its last backward reply). */
     private int grant = 1;
     private final IntObjectHashMap<Queued> outstanding = new IntObjectHashMap<>();
-    /** Byte framing: backward replies go up as {@code ByteBuf}s, not decoded. */
-    private boolean bytes;
+    /** Byte framing (null: none): backward replies go up as {@code ByteBuf}s, not decoded. */
+    private ByteFraming bytes;
     private final ArrayDeque<Queued> queue = new ArrayDeque<>();
 
     /** @param reserved receives this server keeps posted for backward replies: its most backward calls at once */
@@ -64,8 +65,8 @@ public final class BackwardCaller {
     }
 
     /** Hands backward replies up as whole-message {@code ByteBuf}s (the byte framing) instead of decoded. */
-    public BackwardCaller bytes() {
-        bytes = true;
+    public BackwardCaller bytes(ByteFraming framing) {
+        bytes = ObjectUtil.checkNotNull(framing, "framing");
         return this;
     }
 
@@ -187,8 +188,8 @@ public final class BackwardCaller {
             return;
         }
         grant = Math.max(1, header.credits());
-        if (bytes) {
-            ctx.fireChannelRead(rpc.retainedSlice()); // byte framing: the whole reply, reader index 0
+        if (bytes != null) {
+            ctx.fireChannelRead(bytes.handUp(rpc.retainedSlice())); // byte framing: the whole reply
             drain(ctx);
             return;
         }

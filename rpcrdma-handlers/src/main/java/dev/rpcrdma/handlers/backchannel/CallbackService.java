@@ -1,5 +1,6 @@
 package dev.rpcrdma.handlers.backchannel;
 
+import dev.rpcrdma.handlers.ByteFraming;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
@@ -47,12 +48,12 @@ public final class CallbackService {
     private final RpcStats rpcStats;
     private int maxMessage = BackwardMessages.maxMessageSize(InlineThresholds.DEFAULTS);
     private int outstanding;
-    /** Byte framing: backward calls go up as {@code ByteBuf}s, not decoded. */
-    private boolean bytes;
+    /** Byte framing (null: none): backward calls go up as {@code ByteBuf}s, not decoded. */
+    private ByteFraming bytes;
 
     /** Hands backward calls up as whole-message {@code ByteBuf}s (the byte framing) instead of decoded. */
-    public CallbackService bytes() {
-        bytes = true;
+    public CallbackService bytes(ByteFraming framing) {
+        bytes = ObjectUtil.checkNotNull(framing, "framing");
         return this;
     }
 
@@ -103,9 +104,9 @@ public final class CallbackService {
                     + grant + " granted (draft-cel-nfsv4-rpcrdma-bidirection §2.1.2)");
             return;
         }
-        if (bytes) {
+        if (bytes != null) {
             outstanding++;
-            ctx.fireChannelRead(rpc.retainedSlice()); // byte framing: the whole call, reader index 0
+            ctx.fireChannelRead(bytes.handUp(rpc.retainedSlice())); // byte framing: the whole call
             return;
         }
         InboundRpcMessage message;

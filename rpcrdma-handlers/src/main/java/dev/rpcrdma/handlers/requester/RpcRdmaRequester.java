@@ -176,7 +176,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     public RpcRdmaRequester bytes(ByteFraming framing) {
         this.framing = ObjectUtil.checkNotNull(framing, "framing");
         if (callbacks != null) {
-            callbacks.bytes();
+            callbacks.bytes(framing);
         }
         return this;
     }
@@ -582,11 +582,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         for (ByteBuf b : placed) {
             b.release();
         }
-        ByteBuf message = stream;
-        if (stream.readerIndex() != 0) {
-            message = stream.retainedSlice();
-            stream.release();
-        }
+        ByteBuf message = framing.handUp(stream);
         if (invalidation == null || invalidation.isDone()) {
             ctx.fireChannelRead(message);
         } else {

@@ -412,7 +412,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
 
     /**
      * Byte framing: the call's whole message goes up as one {@code ByteBuf} at reader index 0 (a slice of the receive
-     * or of the reassembled stream, no copy); its program, version and procedure are kept for its reply's binding.
+     * or of the reassembled stream, or a heap copy, {@link ByteFraming#handUp}); its program, version and procedure are kept for its reply's binding.
      * Anything too short to be an RPC call, or not a CALL, is answered as the message path does.
      */
     private void deliverBytes(ChannelHandlerContext ctx, ResponderCall call, ByteBuf stream) {
@@ -431,12 +431,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         call.version = stream.getInt(start + RpcMessageLayout.VERSION);
         call.procedure = stream.getInt(start + RpcMessageLayout.PROCEDURE);
         call.delivered = true;
-        ByteBuf message = stream;
-        if (start != 0) {
-            message = stream.retainedSlice();
-            stream.release();
-        }
-        ctx.fireChannelRead(message);
+        ctx.fireChannelRead(framing.handUp(stream));
     }
 
     // ------------------------------------------------------------------ replies
