@@ -156,6 +156,57 @@ class RpcRdmaFuzzTest {
         }
     }
 
+    /**
+     * RFC 8267's NFS binding on arbitrary bytes after a valid RPC header: it locates items inside the message or
+     * throws {@code XdrException}; never an unchecked exception, an out-of-bounds read or an allocation sized by the
+     * input; the located items always make a payload whose inline encoding is the message itself.
+     */
+    @FuzzTest(maxDuration = "10s")
+    void nfsBinding(byte[] data) {
+        if (data.length < 1) {
+            return;
+        }
+        int mode = data[0] & 7;
+        boolean isCall = mode >= 5;
+        ByteBuf m = Unpooled.buffer(data.length + 64);
+        if (isCall) {
+            m.writeInt(1).writeInt(0).writeInt(2).writeInt(100003).writeInt(mode == 5 ? 3 : mode == 6 ? 2 : 4)
+                    .writeInt(mode == 7 ? 1 : data.length > 1 && (data[1] & 1) == 0 ? 7 : 10)
+                    .writeInt(0).writeInt(0).writeInt(0).writeInt(0);
+        } else {
+            m.writeInt(1).writeInt(1).writeInt(0).writeInt(0).writeInt(0).writeInt(0);
+        }
+        m.writeBytes(data, 1, data.length - 1);
+        int[] items = new int[2 * dev.rpcrdma.handlers.binding.UpperLayerBinding.MAX_ITEMS];
+        dev.rpcrdma.handlers.binding.UpperLayerBinding nfs = dev.rpcrdma.handlers.binding.UpperLayerBinding.nfs();
+        int version = mode == 0 || mode == 1 ? 3 : mode == 2 ? 2 : 4;
+        int procedure = mode == 0 ? 6 : mode == 1 ? 5 : mode == 2 ? 6 : 1;
+        try {
+            int n = isCall ? nfs.callItems(m, items) : nfs.replyItems(100003, version, procedure, m, items);
+            if (n <= 0) {
+                return;
+            }
+            for (int i = 0; i < n; i++) {
+                assertTrue(items[2 * i] >= 4 && items[2 * i] + (long) items[2 * i + 1] <= m.readableBytes(),
+                        "item " + i + " inside the message");
+            }
+            byte[] original = new byte[m.readableBytes()];
+            m.getBytes(0, original);
+            XdrPayload p = XdrPayload.slices(io.netty.buffer.ByteBufAllocator.DEFAULT, m.retain(), items, n);
+            try {
+                ByteBuf inline = p.toInlineBuffer(io.netty.buffer.ByteBufAllocator.DEFAULT);
+                assertTrue(inline.readableBytes() == original.length, "the same length inline");
+                inline.release();
+            } finally {
+                p.release();
+            }
+        } catch (dev.rpcrdma.oncrpc.xdr.XdrException expected) {
+            // The declared failure: the reply goes to the Reply chunk or ERR_CHUNK; the call inline or Long Call.
+        } finally {
+            m.release();
+        }
+    }
+
     /** RFC 8797 §4 private data: found, or the defaults; never an exception, sizes always within §4.1's range. */
     @FuzzTest(maxDuration = "10s")
     void privateData(byte[] data) {
