@@ -55,6 +55,8 @@ final class Nfs4TestClient implements AutoCloseable {
     CallOptions options = OPTIONS;
     /** The client owner's verifier (co_verifier): a new one is a new incarnation (a client restart). */
     byte[] verifier = new byte[8];
+    /** eir_flags of the last successful EXCHANGE_ID. */
+    int exchangeFlags;
     long clientid;
     int createSessionSeq;
     byte[] sessionId;
@@ -133,12 +135,15 @@ final class Nfs4TestClient implements AutoCloseable {
     // ------------------------------------------------------------------ sessions
 
     void exchangeId() throws Exception {
-        exchangeId(0);
+        int status = exchangeId(0);
+        if (status != 0) {
+            throw new AssertionError("EXCHANGE_ID failed with " + status);
+        }
     }
 
     /**
-     * EXCHANGE_ID with {@link #verifier} and {@code flags}; on NFS4_OK takes the client id and sequence and returns
-     * the reply flags, else returns the error status negated.
+     * EXCHANGE_ID with {@link #verifier} and {@code flags}; returns its status, and on NFS4_OK takes the client id,
+     * the sequence and the reply flags ({@link #exchangeFlags}).
      */
     int exchangeId(int flags) throws Exception {
         Compound c = new Compound().op(Nfs4.OP_EXCHANGE_ID);
@@ -147,7 +152,7 @@ final class Nfs4TestClient implements AutoCloseable {
         Reply r = call(c);
         int status = r.next(Nfs4.OP_EXCHANGE_ID);
         if (status != 0) {
-            return -status;
+            return status;
         }
         clientid = r.in.readHyper();
         createSessionSeq = r.in.readInt();
@@ -155,7 +160,8 @@ final class Nfs4TestClient implements AutoCloseable {
         if ((replyFlags & Nfs4.EXCHGID4_FLAG_USE_NON_PNFS) == 0) {
             throw new AssertionError("no pNFS role flag: " + Integer.toHexString(replyFlags));
         }
-        return replyFlags;
+        exchangeFlags = replyFlags;
+        return 0;
     }
 
     /** csa_sec_parms: AUTH_SYS stamp 0, machine "test", uid 0, gid 0 (what the Linux client offers). */
