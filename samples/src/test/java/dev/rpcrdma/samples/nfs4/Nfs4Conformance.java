@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 abstract class Nfs4Conformance {
     /** The "current stateid" special value (seqid 1, other all zeros, RFC 5661 §16.2.3.1.2). */
     static final byte[] CURRENT_STATEID = {0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    static final ChannelAttrs FORE = new ChannelAttrs(0, (1 << 20) + 8192, 1 << 20, 8192, 8, 16);
+    static final ChannelAttrs FORE = new ChannelAttrs(0, (1 << 20) + 8192, (1 << 20) + 8192, 8192, 8, 16);
     static final ChannelAttrs BACK = new ChannelAttrs(0, 4068, 4068, 0, 2, 16);
     static final int BACK_CHAN = Nfs4.CREATE_SESSION4_FLAG_CONN_BACK_CHAN;
 

@@ -200,7 +200,7 @@ final class Nfs4TestClient implements AutoCloseable {
     Reply createSession(boolean backchannel, int maxOps, int maxRequestSize) throws Exception {
         Reply r = createSession(Nfs4.CREATE_SESSION4_FLAG_PERSIST
                         | (backchannel ? Nfs4.CREATE_SESSION4_FLAG_CONN_BACK_CHAN : 0),
-                new ChannelAttrs(0, maxRequestSize, 1 << 20, 8192, maxOps, 16),
+                new ChannelAttrs(0, maxRequestSize, (1 << 20) + 8192, 8192, maxOps, 16),
                 new ChannelAttrs(0, 4068, 4068, 0, 2, 16), Nfs4TestClient::rootSecParms);
         if (r.createSessionStatus != 0) {
             throw new AssertionError("CREATE_SESSION failed with " + r.createSessionStatus);
