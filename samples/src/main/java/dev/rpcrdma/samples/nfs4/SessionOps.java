@@ -12,7 +12,8 @@ import java.util.Arrays;
 
 /**
  * Client and session operations (RFC 5661 §18.35 EXCHANGE_ID, §18.36 CREATE_SESSION, §18.46 SEQUENCE, §18.34
- * BIND_CONN_TO_SESSION, §18.37 DESTROY_SESSION, §18.50 DESTROY_CLIENTID, §18.51 RECLAIM_COMPLETE). SEQUENCE keeps
+ * BIND_CONN_TO_SESSION, §18.33 BACKCHANNEL_CTL, §18.37 DESTROY_SESSION, §18.50 DESTROY_CLIENTID, §18.51
+ * RECLAIM_COMPLETE: there is no grace period, see {@link OpenOps}). SEQUENCE keeps
  * the slot table and reply cache of §2.10.6; CREATE_SESSION enables the connection's backchannel when the client
  * asks for it (CONN_BACK_CHAN) and the transport has one, and echoes the client's back-channel response size.
  * Stateless: everything lives in {@link Nfs4State}; runs with its lock held.
