@@ -8,6 +8,8 @@ import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.client.RpcConnectionClosedException;
 import dev.rpcrdma.oncrpc.client.RpcReplyDecoder;
 import dev.rpcrdma.oncrpc.client.RpcTimeoutException;
+import dev.rpcrdma.oncrpc.message.AuthSysCredential;
+import dev.rpcrdma.oncrpc.message.OpaqueAuth;
 import dev.rpcrdma.oncrpc.server.RpcCallContext;
 import dev.rpcrdma.oncrpc.server.RpcDispatcher;
 import dev.rpcrdma.oncrpc.server.RpcProgramRegistry;
@@ -60,6 +62,8 @@ public abstract class BackchannelSuite {
     public static final int CB_ECHO = 1;
     /** Callback: never answered (held until the test ends). */
     public static final int CB_HANG = 2;
+    /** Callback: returns the credential of the call (its opaque_auth). */
+    public static final int CB_WHO = 3;
     protected static final Duration TIMEOUT = Duration.ofSeconds(20);
 
     protected EventLoopGroup group;
@@ -148,7 +152,12 @@ public abstract class BackchannelSuite {
                     results.writer().writeOpaque(reversed);
                     call.replySuccess(results);
                 })
-                .register(CB, VERS, CB_HANG, (call, args) -> hanging.add(call)), stats);
+                .register(CB, VERS, CB_HANG, (call, args) -> hanging.add(call))
+                .register(CB, VERS, CB_WHO, (call, args) -> {
+                    XdrPayload results = call.newPayload();
+                    call.call().credential().encode(results.writer());
+                    call.replySuccess(results);
+                }), stats);
     }
 
     protected Channel client(boolean callbackService) throws Exception {
@@ -201,6 +210,23 @@ public abstract class BackchannelSuite {
         assertEquals(expectedMaxBackwardMessage(), mine.maxMessageSize(), "the client's backchannel size limit");
         assertEquals(expectedMaxBackwardMessage(), serverLimit, "the server's backchannel size limit");
         assertEquals(RpcBackchannel.Role.CALLER, RpcBackchannel.of(serverConnection.get()).role());
+    }
+
+    /**
+     * Each backward call carries the credential of its own {@link CallOptions} in its RPC header, whatever the
+     * transport (NFSv4.1 callbacks must use one the client offered, RFC 5661 §18.36.3 csa_sec_parms).
+     */
+    @Test
+    public void eachBackwardCallCarriesTheCredentialOfItsOptions() throws Exception {
+        Channel c = client(true);
+        createSession(c);
+        RpcClient back = RpcClient.of(serverConnection.get());
+        OpaqueAuth sys = new AuthSysCredential(7, "cb-host", 1234, 5678, 42).toOpaqueAuth();
+        for (OpaqueAuth cred : new OpaqueAuth[] {sys, OpaqueAuth.NONE, sys}) {
+            OpaqueAuth seen = back.call(CB, VERS, CB_WHO, XdrPayload.empty(), OpaqueAuth::decode,
+                    CallOptions.DEFAULT.withCredential(cred)).get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            assertEquals(cred, seen);
+        }
     }
 
     @Test

@@ -2,7 +2,6 @@ package dev.rpcrdma.samples.nfs4;
 
 import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.client.RpcClient;
-import dev.rpcrdma.oncrpc.message.AuthSysCredential;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import dev.rpcrdma.oncrpc.xdr.XdrWriter;
 import io.netty.util.internal.logging.InternalLogger;
@@ -12,16 +11,14 @@ import java.time.Duration;
 
 /**
  * Sends callbacks over a session's backchannel (RFC 5661 §20): CB_COMPOUND with CB_SEQUENCE on backchannel slot 0
- * (§20.9) then CB_RECALL (§20.2), with the ordinary RPC client on the connection the client bound for callbacks.
+ * (§20.9) then CB_RECALL (§20.2), with the ordinary RPC client on the connection the client bound for callbacks,
+ * each call carrying the credential the client offered for callbacks ({@link Session#cbCredential}).
  * One callback at a time per session (one slot): the others wait in the session's queue. Never blocks: the reply
  * is handled when it arrives, with the {@link Nfs4State} lock taken again. Called with that lock held.
  */
 final class Callbacks {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(Callbacks.class);
-    /** AUTH_SYS as root: the Linux callback service refuses AUTH_NONE for anything but CB_NULL. */
-    private static final CallOptions OPTIONS = CallOptions.DEFAULT
-            .withCredential(new AuthSysCredential(0, "nfs4-sample", 0, 0).toOpaqueAuth())
-            .withTimeout(Duration.ofSeconds(15));
+    private static final CallOptions OPTIONS = CallOptions.DEFAULT.withTimeout(Duration.ofSeconds(15));
 
     private final Nfs4State state;
 
@@ -44,7 +41,7 @@ final class Callbacks {
     }
 
     private void send(Session session, StateId delegation, byte[] fileHandle) {
-        if (!session.backchannelUp()) {
+        if (!session.canCallBack()) {
             logger.info("{}: backchannel down, {} not recalled (revoked at lease end)", session, delegation);
             done(session);
             return;
@@ -62,7 +59,9 @@ final class Callbacks {
         w.writeBool(false).writeOpaque(fileHandle);
         int seqid = session.cbSeqid;
         logger.debug("{}: CB_RECALL {} (cb seqid {})", session, delegation, seqid);
-        client.call(session.cbProgram, Nfs4.CB_VERSION, Nfs4.CB_PROC_COMPOUND, args, r -> r.readInt(), OPTIONS)
+        // The credential is one the client offered in csa_sec_parms or bca_sec_parms (RFC 5661 §18.36.3, §18.33).
+        CallOptions options = OPTIONS.withCredential(session.cbCredential);
+        client.call(session.cbProgram, Nfs4.CB_VERSION, Nfs4.CB_PROC_COMPOUND, args, r -> r.readInt(), options)
                 .whenComplete((status, failure) -> {
                     synchronized (state) {
                         if (failure == null) {

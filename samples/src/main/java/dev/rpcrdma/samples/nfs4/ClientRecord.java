@@ -43,10 +43,10 @@ final class ClientRecord {
         return false;
     }
 
-    /** A session whose backchannel connection is up, or null. */
+    /** A session callbacks can go through (backchannel up, a usable credential), or null. */
     Session callbackSession() {
         for (Session s : sessions) {
-            if (s.backchannelUp()) {
+            if (s.canCallBack()) {
                 return s;
             }
         }

@@ -2,6 +2,7 @@ package dev.rpcrdma.samples.nfs4;
 
 import dev.rpcrdma.oncrpc.message.AuthSysCredential;
 import dev.rpcrdma.oncrpc.server.RpcCallContext;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 
 import java.nio.ByteBuffer;
 
@@ -24,7 +25,13 @@ final class CompoundContext {
     final int gid;
     long currentFh = NONE;
     long savedFh = NONE;
+    /**
+     * The current stateid (RFC 5661 §16.2.3.1.2), null for the all-zeros one: set by the operations that return a
+     * stateid, reset by every other one that changes the current file handle ({@link #moveTo}); saved and
+     * restored with the file handle by SAVEFH and RESTOREFH.
+     */
     StateId currentStateid;
+    StateId savedStateid;
     Session session;
     /** The slot of a new request SEQUENCE accepted (its reply is cached at the end), or null. */
     Session.Slot slot;
@@ -44,6 +51,47 @@ final class CompoundContext {
         AuthSysCredential cred = call.authSys();
         this.uid = cred != null ? cred.uid() : 65534;
         this.gid = cred != null ? cred.gid() : 65534;
+    }
+
+    /**
+     * Makes {@code fh} the current file handle, for an operation that returns no stateid: the current stateid
+     * becomes the all-zeros stateid (RFC 5661 §16.2.3.1.2), so a later "current stateid" argument is BAD_STATEID.
+     */
+    void moveTo(long fh) {
+        currentFh = fh;
+        currentStateid = null;
+    }
+
+    /** The size of an RPC reply header before the results: AUTH_NONE verifier, SUCCESS (RFC 5531 §9). */
+    static final int REPLY_HEADER = 24;
+
+    /**
+     * The status a reply of {@code replyBytes} (RPC header included) gets in this compound's session (RFC 5661
+     * §2.10.6.4): REP_TOO_BIG over the session's ca_maxresponsesize, REP_TOO_BIG_TO_CACHE over its
+     * ca_maxresponsesize_cached when the client asked for the reply to be cached, else NFS4_OK.
+     */
+    int replyLimitStatus(long replyBytes) {
+        if (session == null) {
+            return Nfs4.NFS4_OK;
+        }
+        if (replyBytes > session.fore.maxResponseSize()) {
+            return Nfs4.NFS4ERR_REP_TOO_BIG;
+        }
+        if (cacheThis && replyBytes > session.fore.maxResponseSizeCached()) {
+            return Nfs4.NFS4ERR_REP_TOO_BIG_TO_CACHE;
+        }
+        return Nfs4.NFS4_OK;
+    }
+
+    /**
+     * Checks, before an operation does anything, that {@code more} bytes of results still fit in the reply
+     * (e.g. READ's data, which cannot be taken back once placed): REP_TOO_BIG or REP_TOO_BIG_TO_CACHE if not.
+     */
+    void reserve(XdrPayload out, long more) throws Nfs4Exception {
+        int status = replyLimitStatus(REPLY_HEADER + (long) out.inlineLength() + more);
+        if (status != Nfs4.NFS4_OK) {
+            throw new Nfs4Exception(status);
+        }
     }
 
     /** The client of the compound's session: OP_NOT_IN_SESSION... is caught earlier; here a session exists. */

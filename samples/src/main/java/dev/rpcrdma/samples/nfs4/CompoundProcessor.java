@@ -15,7 +15,8 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
  * (a tag over 1 KiB does not decode: GARBAGE_ARGS; more than {@link #MAX_OPS} operations: NFS4ERR_TOO_MANY_OPS at
  * once; SEQUENCE checks the session's ca_maxoperations and ca_maxrequestsize, §18.46.3), enforces where the
  * session operations may stand (§2.6.3.1.1.2: OP_NOT_IN_SESSION, NOT_ONLY_OP, SEQUENCE_POS), stops at the first
- * failing operation, and answers a retransmission from the slot's reply cache (§2.10.6.1.3). Unknown operation
+ * failing operation, answers REP_TOO_BIG / REP_TOO_BIG_TO_CACHE for results over the session's reply sizes
+ * (§2.10.6.4), and answers a retransmission from the slot's reply cache (§2.10.6.1.3). Unknown operation
  * numbers are OP_ILLEGAL, known ones this server does not implement NOTSUPP. Nothing thrown by an operation
  * leaves this class except an undecodable header: the dispatcher answers GARBAGE_ARGS then. Runs on the event
  * loop of the connection, with the {@link Nfs4State} lock held for the whole compound.
@@ -90,6 +91,7 @@ final class CompoundProcessor implements RpcProcedure {
                 w.writeInt(0);
                 ByteBuf b = w.buffer();
                 int opStatusAt = b.writerIndex() - 4;
+                int ddpItems = out.ddpItems().size();
                 done++;
                 try {
                     if (!known) {
@@ -105,6 +107,15 @@ final class CompoundProcessor implements RpcProcedure {
                         out.release();
                         call.replySuccess(XdrPayload.wrap(call.alloc(), ctx.replay));
                         return;
+                    }
+                    // RFC 5661 §2.10.6.4: results that overflow the session's reply sizes are taken back and the
+                    // operation answers REP_TOO_BIG (or REP_TOO_BIG_TO_CACHE); it did run (it may have changed
+                    // state, which the spec allows for an error after the first operation). Results with a
+                    // DDP-eligible item (READ) cannot be taken back: READ checks its room before it reads.
+                    int limit = ctx.replyLimitStatus(CompoundContext.REPLY_HEADER + (long) out.inlineLength());
+                    if (limit != Nfs4.NFS4_OK && out.ddpItems().size() == ddpItems) {
+                        b.writerIndex(opStatusAt + 4);
+                        throw new Nfs4Exception(limit);
                     }
                 } catch (Nfs4Exception e) {
                     status = e.status();

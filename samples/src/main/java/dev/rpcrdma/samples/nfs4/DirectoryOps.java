@@ -113,7 +113,7 @@ final class DirectoryOps {
             ctx.fs.setAttrs(created, set);
         }
         long after = ctx.fs.attrs(dir).change;
-        ctx.currentFh = created;
+        ctx.moveTo(created);
         XdrWriter w = out.writer();
         writeChangeInfo(w, before, after);
         Attributes.writeBitmap(w, set.mask);

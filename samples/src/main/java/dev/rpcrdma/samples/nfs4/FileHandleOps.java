@@ -14,10 +14,10 @@ final class FileHandleOps {
     }
 
     static void register(Operation[] ops) {
-        ops[Nfs4.OP_PUTROOTFH] = (ctx, in, out) -> ctx.currentFh = ctx.fs.rootId();
+        ops[Nfs4.OP_PUTROOTFH] = (ctx, in, out) -> ctx.moveTo(ctx.fs.rootId());
         ops[Nfs4.OP_PUTFH] = FileHandleOps::putfh;
         ops[Nfs4.OP_GETFH] = (ctx, in, out) -> out.writer().writeOpaque(CompoundContext.fileHandle(ctx.current()));
-        ops[Nfs4.OP_SAVEFH] = (ctx, in, out) -> ctx.savedFh = ctx.current();
+        ops[Nfs4.OP_SAVEFH] = FileHandleOps::savefh;
         ops[Nfs4.OP_RESTOREFH] = FileHandleOps::restorefh;
         ops[Nfs4.OP_LOOKUP] = FileHandleOps::lookup;
         ops[Nfs4.OP_LOOKUPP] = FileHandleOps::lookupp;
@@ -26,8 +26,22 @@ final class FileHandleOps {
 
     static void putfh(CompoundContext ctx, XdrReader in, XdrPayload out) throws XdrException, Nfs4Exception {
         long fileid = CompoundContext.fileid(in.readOpaque(Nfs4.FHSIZE));
-        ctx.fs.attrs(fileid); // STALE if it is gone
-        ctx.currentFh = fileid;
+        try {
+            ctx.fs.attrs(fileid); // STALE if it is gone
+        } catch (Nfs4Exception e) {
+            // An open file stays reachable through its handle until its last CLOSE, also once a REMOVE or a
+            // RENAME over it took its name (RFC 5661 §18.25.4, §18.26.4): CLOSE and the like still work.
+            if (e.status() != Nfs4.NFS4ERR_STALE || !ctx.state.isOpen(fileid)) {
+                throw e;
+            }
+        }
+        ctx.moveTo(fileid);
+    }
+
+    /** RFC 5661 §18.27: saves the current file handle and, with it, the current stateid (§16.2.3.1.2). */
+    static void savefh(CompoundContext ctx, XdrReader in, XdrPayload out) throws Nfs4Exception {
+        ctx.savedFh = ctx.current();
+        ctx.savedStateid = ctx.currentStateid;
     }
 
     static void restorefh(CompoundContext ctx, XdrReader in, XdrPayload out) throws Nfs4Exception {
@@ -35,12 +49,13 @@ final class FileHandleOps {
             throw new Nfs4Exception(Nfs4.NFS4ERR_RESTOREFH);
         }
         ctx.currentFh = ctx.savedFh;
+        ctx.currentStateid = ctx.savedStateid;
     }
 
     static void lookup(CompoundContext ctx, XdrReader in, XdrPayload out) throws XdrException, Nfs4Exception {
         String name = in.readString(Nfs4.OPAQUE_LIMIT);
         long dir = ctx.currentDirectory();
-        ctx.currentFh = ctx.fs.lookup(dir, CompoundContext.checkName(name));
+        ctx.moveTo(ctx.fs.lookup(dir, CompoundContext.checkName(name)));
     }
 
     static void lookupp(CompoundContext ctx, XdrReader in, XdrPayload out) throws Nfs4Exception {
@@ -48,7 +63,7 @@ final class FileHandleOps {
         if (dir == ctx.fs.rootId()) {
             throw new Nfs4Exception(Nfs4.NFS4ERR_NOENT);
         }
-        ctx.currentFh = ctx.fs.parent(dir);
+        ctx.moveTo(ctx.fs.parent(dir));
     }
 
     /** RFC 5661 §18.45: AUTH_SYS only; the current file handle is consumed (§2.6.3.1.1.8). */
@@ -63,7 +78,7 @@ final class FileHandleOps {
         } else if (style != 0) {
             throw new Nfs4Exception(Nfs4.NFS4ERR_INVAL);
         }
-        ctx.currentFh = CompoundContext.NONE;
+        ctx.moveTo(CompoundContext.NONE);
         out.writer().writeInt(1).writeInt(1); // one secinfo4: flavor AUTH_SYS
     }
 }

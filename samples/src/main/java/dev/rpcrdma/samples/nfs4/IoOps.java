@@ -62,6 +62,9 @@ final class IoOps {
             throw new Nfs4Exception(Nfs4.NFS4ERR_INVAL);
         }
         long size = ctx.fs.attrs(fh).size;
+        // The data cannot be taken back once placed: its room in the reply is checked first (RFC 5661 §2.10.6.4).
+        long n = Math.max(0, Math.min(count, size - offset));
+        ctx.reserve(out, 8 + ((n + 3) & ~3));
         ByteBuf data = ctx.fs.read(fh, offset, count, ctx.call.alloc());
         out.writer().writeBool(offset + data.readableBytes() >= size);
         out.writeDdpOpaque(data);

@@ -32,6 +32,8 @@ final class MemoryFileSystem implements Nfs4FileSystem {
     }
 
     private final LongObjectMap<Node> nodes = new LongObjectHashMap<>();
+    /** Open regular files: one that loses its last name stays in {@link #nodes} (nlink 0) until closed. */
+    private final java.util.Set<Long> open = new java.util.HashSet<>();
     private long nextId = 2;
 
     MemoryFileSystem() {
@@ -171,7 +173,23 @@ final class MemoryFileSystem implements Nfs4FileSystem {
         if (n.byName != null) {
             d.attrs.nlink--;
         }
-        nodes.remove(n.attrs.fileid);
+        n.attrs.nlink = 0;
+        n.attrs.ctime = now();
+        if (!open.contains(n.attrs.fileid)) {
+            nodes.remove(n.attrs.fileid);
+        }
+    }
+
+    @Override
+    public void keepWhileOpen(long id, boolean isOpen) {
+        if (isOpen) {
+            open.add(id);
+        } else if (open.remove(id)) {
+            Node n = nodes.get(id);
+            if (n != null && n.attrs.nlink == 0) {
+                nodes.remove(id);
+            }
+        }
     }
 
     @Override

@@ -38,6 +38,7 @@ final class Nfs4 {
     static final int OP_SAVEFH = 32;
     static final int OP_SETATTR = 34;
     static final int OP_WRITE = 38;
+    static final int OP_BACKCHANNEL_CTL = 40;
     static final int OP_BIND_CONN_TO_SESSION = 41;
     static final int OP_EXCHANGE_ID = 42;
     static final int OP_CREATE_SESSION = 43;
@@ -94,6 +95,8 @@ final class Nfs4 {
     static final int NFS4ERR_BADXDR = 10036;
     static final int NFS4ERR_OPENMODE = 10038;
     static final int NFS4ERR_BADNAME = 10041;
+    static final int NFS4ERR_GRACE = 10013;
+    static final int NFS4ERR_NO_GRACE = 10033;
     static final int NFS4ERR_OP_ILLEGAL = 10044;
     static final int NFS4ERR_BADSESSION = 10052;
     static final int NFS4ERR_BADSLOT = 10053;
@@ -102,6 +105,8 @@ final class Nfs4 {
     static final int NFS4ERR_SEQ_MISORDERED = 10063;
     static final int NFS4ERR_SEQUENCE_POS = 10064;
     static final int NFS4ERR_REQ_TOO_BIG = 10065;
+    static final int NFS4ERR_REP_TOO_BIG = 10066;
+    static final int NFS4ERR_REP_TOO_BIG_TO_CACHE = 10067;
     static final int NFS4ERR_RETRY_UNCACHED_REP = 10068;
     static final int NFS4ERR_TOO_MANY_OPS = 10070;
     static final int NFS4ERR_OP_NOT_IN_SESSION = 10071;
@@ -119,11 +124,20 @@ final class Nfs4 {
     static final int EXCHGID4_FLAG_USE_NON_PNFS = 0x00010000;
     static final int EXCHGID4_FLAG_CONFIRMED_R = 0x80000000;
     static final int EXCHGID4_FLAG_UPD_CONFIRMED_REC_A = 0x40000000;
+    /**
+     * The eia_flags bits a client may set (RFC 5661 §18.35.3: SUPP_MOVED_REFER, SUPP_MOVED_MIGR,
+     * BIND_PRINC_STATEID, the three pNFS roles, UPD_CONFIRMED_REC_A); any other is NFS4ERR_INVAL, CONFIRMED_R
+     * included ("always off in eia_flags"). The Linux client's EXCHGID4_FLAG_MASK_A.
+     */
+    static final int EXCHGID4_FLAG_MASK_A = 0x40070103;
     static final int SP4_NONE = 0;
 
     // CREATE_SESSION flags, RFC 5661 §18.36.
     static final int CREATE_SESSION4_FLAG_PERSIST = 0x1;
     static final int CREATE_SESSION4_FLAG_CONN_BACK_CHAN = 0x2;
+    static final int CREATE_SESSION4_FLAG_CONN_RDMA = 0x4;
+    /** Every csa_flags bit RFC 5661 §18.36.1 defines; any other is NFS4ERR_INVAL. */
+    static final int CREATE_SESSION4_FLAG_MASK = 0x7;
 
     // BIND_CONN_TO_SESSION directions, RFC 5661 §18.34.
     static final int CDFC4_FORE = 0x1;
@@ -143,7 +157,14 @@ final class Nfs4 {
     static final int OPEN4_SHARE_ACCESS_WRITE = 2;
     static final int OPEN4_SHARE_ACCESS_BOTH = 3;
     static final int OPEN4_SHARE_ACCESS_WANT_DELEG_MASK = 0xFF00;
+    static final int OPEN4_SHARE_ACCESS_WANT_NO_PREFERENCE = 0x0000;
+    static final int OPEN4_SHARE_ACCESS_WANT_READ_DELEG = 0x0100;
+    static final int OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG = 0x0200;
+    static final int OPEN4_SHARE_ACCESS_WANT_ANY_DELEG = 0x0300;
     static final int OPEN4_SHARE_ACCESS_WANT_NO_DELEG = 0x0400;
+    static final int OPEN4_SHARE_ACCESS_WANT_CANCEL = 0x0500;
+    /** WANT_SIGNAL_DELEG_WHEN_RESRC_AVAIL and WANT_PUSH_DELEG_WHEN_UNCONTENDED. */
+    static final int OPEN4_SHARE_ACCESS_WANT_SIGNAL_PUSH = 0x30000;
     static final int OPEN4_NOCREATE = 0;
     static final int OPEN4_CREATE = 1;
     static final int UNCHECKED4 = 0;
@@ -155,6 +176,14 @@ final class Nfs4 {
     static final int OPEN4_RESULT_LOCKTYPE_POSIX = 0x4;
     static final int OPEN_DELEGATE_NONE = 0;
     static final int OPEN_DELEGATE_READ = 1;
+    static final int OPEN_DELEGATE_NONE_EXT = 3;
+    // why_no_delegation4, RFC 5661 §18.16.2.
+    static final int WND4_NOT_WANTED = 0;
+    static final int WND4_CONTENTION = 1;
+    static final int WND4_RESOURCE = 2;
+    static final int WND4_WRITE_DELEG_NOT_SUPP_FTYPE = 4;
+    static final int WND4_CANCELLED = 7;
+    static final int CLAIM_PREVIOUS = 1;
 
     // WRITE stability, RFC 5661 §18.32.
     static final int UNSTABLE4 = 0;

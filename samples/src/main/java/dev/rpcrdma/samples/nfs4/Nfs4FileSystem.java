@@ -32,6 +32,16 @@ interface Nfs4FileSystem {
     /** Creates a regular file or directory ({@code type} NF4REG/NF4DIR); EXIST if the name is taken. */
     long create(long dir, String name, int type, int mode, int uid, int gid) throws Nfs4Exception;
 
+    /**
+     * Told when {@code id} becomes open (some client holds an OPEN stateid on it) and when its last open is closed.
+     * A regular file whose last name a REMOVE or a RENAME over it takes while it is open stays readable and
+     * writable through its id until then (RFC 5661 §18.25.4: "until last CLOSE of the file, the server MAY
+     * continue to allow access to the file via its filehandle"). The default keeps nothing: I/O on such a file is
+     * STALE, while PUTFH and CLOSE still work through the open state.
+     */
+    default void keepWhileOpen(long id, boolean open) {
+    }
+
     /** Removes {@code name} from {@code dir} (NOTEMPTY for a non-empty directory). */
     void remove(long dir, String name) throws Nfs4Exception;
 

@@ -56,6 +56,7 @@ public final class Nfs4Server implements AutoCloseable {
         this.state = state;
         this.fs = fs;
         state.callbacks = new Callbacks(state);
+        state.fs = fs;
     }
 
     Nfs4State state() {

@@ -1,5 +1,6 @@
 package dev.rpcrdma.samples.nfs4;
 
+import dev.rpcrdma.oncrpc.message.OpaqueAuth;
 import io.netty.util.collection.LongObjectHashMap;
 import io.netty.util.collection.LongObjectMap;
 import io.netty.util.internal.logging.InternalLogger;
@@ -32,7 +33,12 @@ final class Nfs4State {
     /** The boot marker in every stateid and client id: state from an earlier run is recognised as stale. */
     final int boot;
     final byte[] writeVerifier = new byte[Nfs4.VERIFIER_SIZE];
-    private final Map<ByteBuffer, ClientRecord> byOwner = new HashMap<>();
+    /**
+     * Client records by owner (RFC 5661 §18.35.4): at most one confirmed and one unconfirmed record per owner
+     * (a restarted client's new record is unconfirmed next to its old confirmed one until CREATE_SESSION).
+     */
+    private final Map<ByteBuffer, ClientRecord> confirmedByOwner = new HashMap<>();
+    private final Map<ByteBuffer, ClientRecord> unconfirmedByOwner = new HashMap<>();
     private final LongObjectMap<ClientRecord> clients = new LongObjectHashMap<>();
     private final Map<ByteBuffer, Session> sessions = new HashMap<>();
     private final LongObjectMap<StateId> stateids = new LongObjectHashMap<>();
@@ -49,6 +55,8 @@ final class Nfs4State {
     long revoked;
     /** Sends callbacks; set once by the server. */
     Callbacks callbacks;
+    /** The exported tree, told which files are open ({@link Nfs4FileSystem#keepWhileOpen}); set once by the server. */
+    Nfs4FileSystem fs;
 
     Nfs4State(int leaseSeconds, LongSupplier clock) {
         this.leaseSeconds = leaseSeconds;
@@ -76,20 +84,49 @@ final class Nfs4State {
 
     // ------------------------------------------------------------------ clients
 
-    ClientRecord clientByOwner(byte[] owner) {
-        return byOwner.get(ByteBuffer.wrap(owner));
+    /** The confirmed record of {@code owner}, or null. */
+    ClientRecord confirmed(byte[] owner) {
+        return confirmedByOwner.get(ByteBuffer.wrap(owner));
     }
 
+    /** The unconfirmed record of {@code owner}, or null. */
+    ClientRecord unconfirmed(byte[] owner) {
+        return unconfirmedByOwner.get(ByteBuffer.wrap(owner));
+    }
+
+    /**
+     * A new unconfirmed record with a new client id (RFC 5661 §18.35.4 cases 1, 3, 4, 5): it replaces the owner's
+     * unconfirmed record, if any; a confirmed one stays until CREATE_SESSION {@link #confirm confirms} this one.
+     */
     ClientRecord newClient(byte[] owner, byte[] verifier, String principal) {
-        ClientRecord old = clientByOwner(owner);
+        ClientRecord old = unconfirmed(owner);
         if (old != null) {
             destroyClient(old);
         }
         long id = ((long) boot << 32) | (++nextClient & 0xFFFFFFFFL);
         ClientRecord c = new ClientRecord(id, owner, verifier, principal, now());
-        byOwner.put(ByteBuffer.wrap(owner), c);
+        unconfirmedByOwner.put(ByteBuffer.wrap(owner), c);
         clients.put(id, c);
         return c;
+    }
+
+    /**
+     * Confirms {@code c} (its first CREATE_SESSION, RFC 5661 §18.36.4 phase 3): the owner's previously confirmed
+     * record, a restarted client's old incarnation, goes with all its sessions and state (§18.35.4 case 5).
+     */
+    void confirm(ClientRecord c) {
+        if (c.confirmed) {
+            return;
+        }
+        ByteBuffer key = ByteBuffer.wrap(c.ownerId);
+        ClientRecord old = confirmedByOwner.get(key);
+        if (old != null) {
+            logger.info("{} replaces {} (a client restart)", c, old);
+            destroyClient(old);
+        }
+        unconfirmedByOwner.remove(key, c);
+        confirmedByOwner.put(key, c);
+        c.confirmed = true;
     }
 
     ClientRecord client(long clientid) throws Nfs4Exception {
@@ -108,7 +145,8 @@ final class Nfs4State {
             removeState(s);
         }
         clients.remove(c.clientid);
-        byOwner.remove(ByteBuffer.wrap(c.ownerId), c);
+        confirmedByOwner.remove(ByteBuffer.wrap(c.ownerId), c);
+        unconfirmedByOwner.remove(ByteBuffer.wrap(c.ownerId), c);
         if (c.lastSession != null && !c.sessions.contains(c.lastSession)) {
             c.lastSession.destroy();
         }
@@ -116,10 +154,10 @@ final class Nfs4State {
 
     // ------------------------------------------------------------------ sessions
 
-    Session newSession(ClientRecord c, ChannelAttrs fore, ChannelAttrs back, int cbProgram) {
+    Session newSession(ClientRecord c, ChannelAttrs fore, ChannelAttrs back, int cbProgram, OpaqueAuth cbCred) {
         byte[] id = ByteBuffer.allocate(Nfs4.SESSIONID_SIZE).putLong(c.clientid).putInt(++nextSession)
                 .putInt(boot).array();
-        Session s = new Session(id, c, fore, back, cbProgram);
+        Session s = new Session(id, c, fore, back, cbProgram, cbCred);
         sessions.put(ByteBuffer.wrap(id), s);
         c.sessions.add(s);
         return s;
@@ -152,6 +190,9 @@ final class Nfs4State {
         StateId s = new StateId(nextState++, kind, c, fileid, owner);
         stateids.put(s.id, s);
         c.states.put(s.id, s);
+        if (kind == StateId.OPEN && fs != null && !isOpen(fileid)) {
+            fs.keepWhileOpen(fileid, true);
+        }
         byFile.computeIfAbsent(fileid, k -> new ArrayList<>(2)).add(s);
         return s;
     }
@@ -160,6 +201,19 @@ final class Nfs4State {
         stateids.remove(s.id);
         s.client.states.remove(s.id);
         unindex(s);
+        if (s.kind == StateId.OPEN && fs != null && !isOpen(s.fileid)) {
+            fs.keepWhileOpen(s.fileid, false);
+        }
+    }
+
+    /** Whether some client has {@code fileid} open. */
+    boolean isOpen(long fileid) {
+        for (StateId s : statesOf(fileid)) {
+            if (s.kind == StateId.OPEN) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void unindex(StateId s) {
@@ -235,7 +289,7 @@ final class Nfs4State {
      * backchannel and nobody has the file open for write or has a recall in progress on it.
      */
     boolean mayDelegate(ClientRecord c, Session session, long fileid) {
-        if (session == null || !session.backchannelUp()) {
+        if (session == null || !session.canCallBack()) {
             return false;
         }
         for (StateId s : statesOf(fileid)) {

@@ -48,6 +48,10 @@ final class OpenOps {
         int shareAccess = in.readInt();
         a.access = shareAccess & Nfs4.OPEN4_SHARE_ACCESS_BOTH;
         a.want = shareAccess & Nfs4.OPEN4_SHARE_ACCESS_WANT_DELEG_MASK;
+        // RFC 5661 §18.16.3: one of the WANT values (or none), the two WANT modifiers, nothing else.
+        boolean badShareAccess = a.want > Nfs4.OPEN4_SHARE_ACCESS_WANT_CANCEL
+                || (shareAccess & ~(Nfs4.OPEN4_SHARE_ACCESS_BOTH | Nfs4.OPEN4_SHARE_ACCESS_WANT_DELEG_MASK
+                | Nfs4.OPEN4_SHARE_ACCESS_WANT_SIGNAL_PUSH)) != 0;
         a.deny = in.readInt();
         in.readHyper(); // clientid: the session's client is the one that counts
         a.owner = in.readOpaque(Nfs4.OPAQUE_LIMIT);
@@ -70,7 +74,7 @@ final class OpenOps {
         a.claim = in.readInt();
         switch (a.claim) {
             case Nfs4.CLAIM_NULL, 3 -> a.name = in.readString(Nfs4.OPAQUE_LIMIT); // 3: CLAIM_DELEGATE_PREV
-            case 1 -> in.readInt(); // CLAIM_PREVIOUS
+            case Nfs4.CLAIM_PREVIOUS -> in.readInt(); // delegate_type
             case 2 -> { // CLAIM_DELEGATE_CUR
                 StateId.Wire.decode(in);
                 a.name = in.readString(Nfs4.OPAQUE_LIMIT);
@@ -80,7 +84,7 @@ final class OpenOps {
             case 6 -> StateId.Wire.decode(in); // CLAIM_DELEG_CUR_FH
             default -> throw new Nfs4Exception(Nfs4.NFS4ERR_BADXDR);
         }
-        if (a.access == 0 || a.deny > Nfs4.OPEN4_SHARE_ACCESS_BOTH) {
+        if (a.access == 0 || a.deny > Nfs4.OPEN4_SHARE_ACCESS_BOTH || badShareAccess) {
             throw new Nfs4Exception(Nfs4.NFS4ERR_INVAL);
         }
         return a;
@@ -104,7 +108,9 @@ final class OpenOps {
                     throw new Nfs4Exception(Nfs4.NFS4ERR_INVAL);
                 }
             }
-            case 1 -> throw new Nfs4Exception(10033); // NFS4ERR_NO_GRACE: nothing to reclaim
+            // No grace period (RFC 5661 §8.4.2): state lives in memory only, so after a start there is nothing a
+            // client could reclaim and nothing to wait for; reclaims are NO_GRACE, other opens proceed at once.
+            case Nfs4.CLAIM_PREVIOUS -> throw new Nfs4Exception(Nfs4.NFS4ERR_NO_GRACE);
             default -> throw new Nfs4Exception(Nfs4.NFS4ERR_NOTSUPP);
         }
         long before = fs.attrs(dir != CompoundContext.NONE ? dir : ctx.current()).change;
@@ -184,8 +190,9 @@ final class OpenOps {
             mine.seqid++;
         }
         StateId delegation = null;
-        if (a.access == Nfs4.OPEN4_SHARE_ACCESS_READ && a.want != Nfs4.OPEN4_SHARE_ACCESS_WANT_NO_DELEG
-                && state.mayDelegate(c, ctx.session, file)) {
+        boolean readWanted = a.want == Nfs4.OPEN4_SHARE_ACCESS_WANT_NO_PREFERENCE
+                || a.want == Nfs4.OPEN4_SHARE_ACCESS_WANT_READ_DELEG || a.want == Nfs4.OPEN4_SHARE_ACCESS_WANT_ANY_DELEG;
+        if (a.access == Nfs4.OPEN4_SHARE_ACCESS_READ && readWanted && state.mayDelegate(c, ctx.session, file)) {
             delegation = state.newState(StateId.DELEGATION, c, file, null);
             state.granted++;
         }
@@ -197,7 +204,14 @@ final class OpenOps {
         DirectoryOps.writeChangeInfo(w, before, after);
         w.writeInt(Nfs4.OPEN4_RESULT_LOCKTYPE_POSIX);
         Attributes.writeBitmap(w, attrset);
-        if (delegation == null) {
+        if (delegation == null && a.want != Nfs4.OPEN4_SHARE_ACCESS_WANT_NO_PREFERENCE) {
+            // RFC 5661 §18.16.3: a client that said what it wants hears why it did not get it.
+            int why = whyNoDelegation(a, ctx.session);
+            w.writeInt(Nfs4.OPEN_DELEGATE_NONE_EXT).writeInt(why);
+            if (why == Nfs4.WND4_CONTENTION || why == Nfs4.WND4_RESOURCE) {
+                w.writeBool(false); // ond_server_will_push_deleg / ond_server_will_signal_avail: never
+            }
+        } else if (delegation == null) {
             w.writeInt(Nfs4.OPEN_DELEGATE_NONE);
         } else {
             w.writeInt(Nfs4.OPEN_DELEGATE_READ);
@@ -205,6 +219,25 @@ final class OpenOps {
             // recall false; nfsace4 permissions: ACCESS_ALLOWED, no flags, no mask, empty who
             w.writeBool(false).writeInt(0).writeInt(0).writeInt(0).writeString("");
         }
+    }
+
+    /**
+     * Why an OPEN that asked for a delegation (or for none) got none (RFC 5661 §18.16.3 why_no_delegation4): the
+     * client did not want one, cancelled its want, wants a write delegation (this server grants read delegations
+     * only), or a read delegation that a write open, another client's state on the file or a missing callback path
+     * (no backchannel or no usable callback credential: RESOURCE) rules out.
+     */
+    private static int whyNoDelegation(OpenArgs a, Session session) {
+        boolean writes = (a.access & Nfs4.OPEN4_SHARE_ACCESS_WRITE) != 0;
+        return switch (a.want) {
+            case Nfs4.OPEN4_SHARE_ACCESS_WANT_NO_DELEG -> Nfs4.WND4_NOT_WANTED;
+            case Nfs4.OPEN4_SHARE_ACCESS_WANT_CANCEL -> Nfs4.WND4_CANCELLED;
+            case Nfs4.OPEN4_SHARE_ACCESS_WANT_WRITE_DELEG -> Nfs4.WND4_WRITE_DELEG_NOT_SUPP_FTYPE;
+            case Nfs4.OPEN4_SHARE_ACCESS_WANT_ANY_DELEG -> writes ? Nfs4.WND4_WRITE_DELEG_NOT_SUPP_FTYPE
+                    : session == null || !session.canCallBack() ? Nfs4.WND4_RESOURCE : Nfs4.WND4_CONTENTION;
+            default -> writes || session != null && session.canCallBack() ? Nfs4.WND4_CONTENTION
+                    : Nfs4.WND4_RESOURCE;
+        };
     }
 
     private static StateId openState(CompoundContext ctx, StateId.Wire w) throws Nfs4Exception {
@@ -247,6 +280,7 @@ final class OpenOps {
         StateId s = openState(ctx, StateId.Wire.decode(in));
         ctx.state.removeState(s);
         s.seqid++;
+        ctx.currentStateid = s; // gone: a later use of the current stateid is BAD_STATEID (§16.2.3.1.2)
         s.encode(out.writer(), ctx.state.boot);
     }
 

@@ -1,5 +1,6 @@
 package dev.rpcrdma.samples.nfs4;
 
+import dev.rpcrdma.oncrpc.message.OpaqueAuth;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 
@@ -44,7 +45,13 @@ final class Session {
     final ChannelAttrs fore;
     final ChannelAttrs back;
     final Slot[] slots;
-    final int cbProgram;
+    /** The callback program (CREATE_SESSION, replaced by BACKCHANNEL_CTL, RFC 5661 §18.33). */
+    int cbProgram;
+    /**
+     * The credential callbacks carry, one the client offered ({@link CallbackSecurity}), or null if it offered
+     * none this server can use (then no callbacks, hence no delegations).
+     */
+    OpaqueAuth cbCredential;
     /** The connection callbacks go over, or null. */
     Channel backChannel;
     /** Next CB_SEQUENCE sequence id of backchannel slot 0. */
@@ -52,12 +59,14 @@ final class Session {
     boolean cbBusy;
     final Queue<Runnable> cbQueue = new ArrayDeque<>();
 
-    Session(byte[] id, ClientRecord client, ChannelAttrs fore, ChannelAttrs back, int cbProgram) {
+    Session(byte[] id, ClientRecord client, ChannelAttrs fore, ChannelAttrs back, int cbProgram,
+            OpaqueAuth cbCredential) {
         this.id = id;
         this.client = client;
         this.fore = fore;
         this.back = back;
         this.cbProgram = cbProgram;
+        this.cbCredential = cbCredential;
         slots = new Slot[fore.maxRequests()];
         for (int i = 0; i < slots.length; i++) {
             slots[i] = new Slot();
@@ -66,6 +75,11 @@ final class Session {
 
     boolean backchannelUp() {
         return backChannel != null && backChannel.isActive();
+    }
+
+    /** Whether callbacks can go out: the backchannel is up and the client offered a credential we can use. */
+    boolean canCallBack() {
+        return cbCredential != null && backchannelUp();
     }
 
     void destroy() {

@@ -49,6 +49,14 @@ final class Nfs4TestClient implements AutoCloseable {
     final RpcClient rpc;
     final String owner;
     final BlockingQueue<Recall> recalls = new LinkedBlockingQueue<>();
+    /** The credential of each CB_COMPOUND received, in order. */
+    final BlockingQueue<dev.rpcrdma.oncrpc.message.OpaqueAuth> callbackCredentials = new LinkedBlockingQueue<>();
+    /** The options (credential) of this client's forward calls. */
+    CallOptions options = OPTIONS;
+    /** The client owner's verifier (co_verifier): a new one is a new incarnation (a client restart). */
+    byte[] verifier = new byte[8];
+    /** eir_flags of the last successful EXCHANGE_ID. */
+    int exchangeFlags;
     long clientid;
     int createSessionSeq;
     byte[] sessionId;
@@ -90,6 +98,7 @@ final class Nfs4TestClient implements AutoCloseable {
 
     /** CB_COMPOUND (RFC 5661 §20): checks CB_SEQUENCE, queues CB_RECALL, answers NFS4_OK. */
     private void cbCompound(RpcCallContext call, XdrReader in) throws XdrException {
+        callbackCredentials.add(call.call().credential());
         String tag = in.readString(1024);
         in.readInt();
         in.readInt();
@@ -126,37 +135,76 @@ final class Nfs4TestClient implements AutoCloseable {
     // ------------------------------------------------------------------ sessions
 
     void exchangeId() throws Exception {
+        int status = exchangeId(0);
+        if (status != 0) {
+            throw new AssertionError("EXCHANGE_ID failed with " + status);
+        }
+    }
+
+    /**
+     * EXCHANGE_ID with {@link #verifier} and {@code flags}; returns its status, and on NFS4_OK takes the client id,
+     * the sequence and the reply flags ({@link #exchangeFlags}).
+     */
+    int exchangeId(int flags) throws Exception {
         Compound c = new Compound().op(Nfs4.OP_EXCHANGE_ID);
-        c.w.writeFixedOpaque(new byte[8]).writeOpaque(owner.getBytes(StandardCharsets.UTF_8))
-                .writeInt(0).writeInt(Nfs4.SP4_NONE).writeInt(0);
+        c.w.writeFixedOpaque(verifier).writeOpaque(owner.getBytes(StandardCharsets.UTF_8))
+                .writeInt(flags).writeInt(Nfs4.SP4_NONE).writeInt(0);
         Reply r = call(c);
-        r.ok(Nfs4.OP_EXCHANGE_ID);
+        int status = r.next(Nfs4.OP_EXCHANGE_ID);
+        if (status != 0) {
+            return status;
+        }
         clientid = r.in.readHyper();
         createSessionSeq = r.in.readInt();
-        int flags = r.in.readInt();
-        if ((flags & Nfs4.EXCHGID4_FLAG_USE_NON_PNFS) == 0) {
-            throw new AssertionError("no pNFS role flag: " + Integer.toHexString(flags));
+        int replyFlags = r.in.readInt();
+        if ((replyFlags & Nfs4.EXCHGID4_FLAG_USE_NON_PNFS) == 0) {
+            throw new AssertionError("no pNFS role flag: " + Integer.toHexString(replyFlags));
         }
+        exchangeFlags = replyFlags;
+        return 0;
+    }
+
+    /** csa_sec_parms: AUTH_SYS stamp 0, machine "test", uid 0, gid 0 (what the Linux client offers). */
+    static void rootSecParms(XdrWriter w) {
+        w.writeInt(1).writeInt(1).writeInt(0).writeString("test").writeInt(0).writeInt(0).writeInt(0);
+    }
+
+    /**
+     * A CREATE_SESSION with everything given: flags, both channels' attributes and csa_sec_parms (written by
+     * {@code secParms}). Returns the reply with CREATE_SESSION's status read; on NFS4_OK the session is this
+     * client's.
+     */
+    Reply createSession(int flags, ChannelAttrs fore, ChannelAttrs back,
+                        java.util.function.Consumer<XdrWriter> secParms) throws Exception {
+        if ((flags & Nfs4.CREATE_SESSION4_FLAG_CONN_BACK_CHAN) != 0) {
+            RpcBackchannel.of(channel).enable();
+        }
+        Compound c = new Compound().op(Nfs4.OP_CREATE_SESSION);
+        c.w.writeHyper(clientid).writeInt(createSessionSeq).writeInt(flags);
+        fore.encode(c.w);
+        back.encode(c.w);
+        c.w.writeInt(CB_PROGRAM);
+        secParms.accept(c.w);
+        Reply r = call(c);
+        r.createSessionStatus = r.next(Nfs4.OP_CREATE_SESSION);
+        if (r.createSessionStatus == 0) {
+            sessionId = r.in.readFixedOpaque(16);
+            r.in.readInt();
+            createSessionSeq++;
+            slotSeq = 0;
+        }
+        return r;
     }
 
     /** CREATE_SESSION asking for ca_maxoperations {@code maxOps}, a request size limit, and (optionally) callbacks. */
     Reply createSession(boolean backchannel, int maxOps, int maxRequestSize) throws Exception {
-        if (backchannel) {
-            RpcBackchannel.of(channel).enable();
+        Reply r = createSession(Nfs4.CREATE_SESSION4_FLAG_PERSIST
+                        | (backchannel ? Nfs4.CREATE_SESSION4_FLAG_CONN_BACK_CHAN : 0),
+                new ChannelAttrs(0, maxRequestSize, (1 << 20) + 8192, 8192, maxOps, 16),
+                new ChannelAttrs(0, 4068, 4068, 0, 2, 16), Nfs4TestClient::rootSecParms);
+        if (r.createSessionStatus != 0) {
+            throw new AssertionError("CREATE_SESSION failed with " + r.createSessionStatus);
         }
-        Compound c = new Compound().op(Nfs4.OP_CREATE_SESSION);
-        c.w.writeHyper(clientid).writeInt(createSessionSeq)
-                .writeInt(Nfs4.CREATE_SESSION4_FLAG_PERSIST | (backchannel ? Nfs4.CREATE_SESSION4_FLAG_CONN_BACK_CHAN : 0));
-        new ChannelAttrs(0, maxRequestSize, 1 << 20, 8192, maxOps, 16).encode(c.w);
-        new ChannelAttrs(0, 4068, 4068, 0, 2, 16).encode(c.w);
-        c.w.writeInt(CB_PROGRAM).writeInt(1).writeInt(1).writeInt(0).writeString("test").writeInt(0).writeInt(0)
-                .writeInt(0);
-        Reply r = call(c);
-        r.ok(Nfs4.OP_CREATE_SESSION);
-        sessionId = r.in.readFixedOpaque(16);
-        r.in.readInt();
-        createSessionSeq++;
-        slotSeq = 0;
         return r;
     }
 
@@ -189,7 +237,7 @@ final class Nfs4TestClient implements AutoCloseable {
             byte[] bytes = new byte[b.readableBytes()];
             b.readBytes(bytes);
             return bytes;
-        }, OPTIONS);
+        }, options);
     }
 
     /**
@@ -220,7 +268,7 @@ final class Nfs4TestClient implements AutoCloseable {
             } finally {
                 data.release();
             }
-        }, OPTIONS);
+        }, options);
     }
 
     Recall awaitRecall(long seconds) throws InterruptedException {
@@ -366,6 +414,9 @@ final class Nfs4TestClient implements AutoCloseable {
         final XdrReader in;
         final int status;
         final int count;
+        /** CREATE_SESSION's status, when {@link #createSession(int, ChannelAttrs, ChannelAttrs,
+         * java.util.function.Consumer)} made this reply. */
+        int createSessionStatus;
 
         Reply(byte[] bytes) throws XdrException {
             this.bytes = bytes;

@@ -4,6 +4,8 @@ import dev.rpcrdma.channel.fabric.CmEventChannel;
 import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.fabric.FabricException;
 import dev.rpcrdma.channel.fabric.WrOpcode;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.IntObjectMap;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -40,7 +42,8 @@ public final class SoftwareFabric implements Fabric {
     /** Fault injection: how many of the next {@code ibv_post_send} calls fail (see {@link #failPostSends(int)}). */
     private final AtomicInteger postSendFailures = new AtomicInteger();
     private volatile boolean failSendsOnly;
-    private final Map<Integer, Object> keys = new HashMap<>();
+    /** Key owners by 24-bit index; primitive keys: a lookup per RDMA operation boxes nothing (index > 127). */
+    private final IntObjectMap<Object> keys = new IntObjectHashMap<>();
     private final Map<String, SoftCmId> listeners = new HashMap<>();
     /** Ids bound with {@code rdma_bind_addr}, per port (the kernel's rdma_cm bind list). */
     private final Map<Integer, List<SoftCmId>> boundPorts = new HashMap<>();
