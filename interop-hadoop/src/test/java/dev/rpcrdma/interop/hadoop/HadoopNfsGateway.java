@@ -1,0 +1,102 @@
+package dev.rpcrdma.interop.hadoop;
+
+import dev.rpcrdma.channel.RdmaServerChannel;
+import dev.rpcrdma.handlers.RpcRdmaConfig;
+import dev.rpcrdma.handlers.RpcRdmaFraming;
+import dev.rpcrdma.handlers.binding.UpperLayerBinding;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoopGroup;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.nfs.conf.NfsConfiguration;
+import org.apache.hadoop.hdfs.nfs.nfs3.Nfs3;
+import org.apache.hadoop.oncrpc.RpcUtil;
+import org.apache.hadoop.security.authorize.DefaultImpersonationProvider;
+import org.apache.hadoop.security.authorize.ProxyUsers;
+
+import java.io.File;
+import java.net.InetSocketAddress;
+
+/**
+ * Apache Hadoop's NFS gateway ({@code Nfs3} of hadoop-hdfs-nfs 3.4.1) on a {@link MiniDFSCluster}, started the way
+ * Hadoop's own {@code TestRpcProgramNfs3} starts it (one DataNode, the current user a proxy superuser, exports
+ * {@code "* rw"}); its MOUNT and NFS programs listen on TCP as Hadoop starts them, and its NFS program, unchanged,
+ * also on RPC-over-RDMA: {@code SimpleTcpServer}'s pipeline with Hadoop's record-mark frame decoder replaced by the
+ * byte framing, RFC 8267's NFS binding placing READ data in the client's Write chunks.
+ */
+final class HadoopNfsGateway implements AutoCloseable {
+    final MiniDFSCluster cluster;
+    final Nfs3 nfs;
+    final RpcRdmaFraming framing;
+    final Channel rdma;
+    final int mountPort;
+    final int nfsTcpPort;
+
+    private HadoopNfsGateway(MiniDFSCluster cluster, Nfs3 nfs, RpcRdmaFraming framing, Channel rdma, int mountPort,
+                             int nfsTcpPort) {
+        this.cluster = cluster;
+        this.nfs = nfs;
+        this.framing = framing;
+        this.rdma = rdma;
+        this.mountPort = mountPort;
+        this.nfsTcpPort = nfsTcpPort;
+    }
+
+    /** A TCP port free now (Hadoop's servers do not report the ephemeral ports they bound). */
+    static int freePort() throws java.io.IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /**
+     * Starts HDFS in {@code baseDir}, the gateway's MOUNT on TCP {@code mountPort} and NFS on TCP {@code nfsTcpPort},
+     * and NFS over RPC-over-RDMA at {@code rdmaAddress} on {@code group}'s RDMA loops.
+     */
+    static HadoopNfsGateway start(File baseDir, int mountPort, int nfsTcpPort, EventLoopGroup group,
+                                  InetSocketAddress rdmaAddress) throws Exception {
+        NfsConfiguration config = new NfsConfiguration();
+        String user = System.getProperty("user.name");
+        config.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, baseDir.getAbsolutePath());
+        config.set("fs.permissions.umask-mode", "022");
+        config.set(DefaultImpersonationProvider.getTestProvider().getProxySuperuserGroupConfKey(user), "*");
+        config.set(DefaultImpersonationProvider.getTestProvider().getProxySuperuserIpConfKey(user), "*");
+        ProxyUsers.refreshSuperUserGroupsConfiguration(config);
+        MiniDFSCluster cluster = new MiniDFSCluster.Builder(config).numDataNodes(1).build();
+        try {
+            cluster.waitActive();
+            config.set("fs.defaultFS", cluster.getURI().toString());
+            config.setInt("nfs3.mountd.port", mountPort);
+            config.setInt("nfs3.server.port", nfsTcpPort);
+            config.set("dfs.nfs.exports.allowed.hosts", "* rw");
+            // Not registered with a portmapper (startServiceInternal(false)): stop()'s unregistration fails fast.
+            config.setInt("nfs.udp.client.portmap.timeout.millis", 10);
+            Nfs3 nfs = new Nfs3(config);
+            nfs.startServiceInternal(false);
+            RpcRdmaFraming framing = RpcRdmaFraming.of(RpcRdmaConfig.DEFAULT).withBinding(UpperLayerBinding.nfs())
+                    .withRecordMarks(true);
+            Channel rdma = new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
+                    .childHandler(framing.server(p -> p.addLast(RpcUtil.STAGE_RPC_MESSAGE_PARSER, nfs.getRpcProgram(),
+                            RpcUtil.STAGE_RPC_TCP_RESPONSE)))
+                    .bind(rdmaAddress).sync().channel();
+            return new HadoopNfsGateway(cluster, nfs, framing, rdma, mountPort, nfsTcpPort);
+        } catch (Exception | Error e) {
+            cluster.shutdown();
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            rdma.close().sync();
+            try {
+                nfs.stop();
+            } catch (RuntimeException notRegistered) {
+                // "Unregistration failure": there is no portmapper to unregister from; the servers are stopped.
+            }
+        } finally {
+            cluster.shutdown();
+        }
+    }
+}
