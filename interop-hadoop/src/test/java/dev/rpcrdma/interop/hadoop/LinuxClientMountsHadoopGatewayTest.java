@@ -1,0 +1,106 @@
+package dev.rpcrdma.interop.hadoop;
+
+import dev.rpcrdma.channel.RdmaIoHandler;
+import dev.rpcrdma.channel.RdmaIoHandlerConfig;
+import dev.rpcrdma.channel.fabric.Fabrics;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The Linux kernel NFS client mounts Apache Hadoop's NFS gateway (hadoop-hdfs-nfs 3.4.1 on a MiniDFSCluster),
+ * unchanged, over RPC-over-RDMA on Soft-RoCE: {@code mount -o vers=3,proto=rdma,port=20049} with MOUNT over TCP, the
+ * gateway's NFS program behind the byte framing with RFC 8267's NFS binding. 64 MiB written and read back after a
+ * remount, byte-checked; a directory of files listed, renamed and removed; READ data in the client's Write chunks
+ * (the gateway's counter and the kernel's mountstats). Then, in the same boot, 256 MiB written and read with dd over
+ * RDMA and over TCP (the gateway's own TCP server): the figures are printed, not asserted (docs/benchmarks.md).
+ * Only in the VM stage (as root, with the kernel's NFS client and xprtrdma).
+ */
+@Tag("rdma-device")
+class LinuxClientMountsHadoopGatewayTest {
+    static final String MNT = "/tmp/hadoop-nfs-mnt";
+
+    static String run(String script, int seconds) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("sh", "-c", script).redirectErrorStream(true).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("timed out: " + script);
+        }
+        String s = new String(out, StandardCharsets.UTF_8);
+        if (p.exitValue() != 0) {
+            throw new AssertionError("exit " + p.exitValue() + ": " + script + "\n" + s);
+        }
+        System.out.println("$ " + script + "\n" + s);
+        return s;
+    }
+
+    @Test
+    @Timeout(value = 40, unit = TimeUnit.MINUTES) // HDFS under emulation: MiniDFSCluster start, 64 + 2 x 256 MiB
+    void theKernelClientMountsHadoopsGatewayOverRdma(@TempDir File dir) throws Exception {
+        String addr = System.getenv("VM_RDMA_ADDR");
+        assumeTrue(addr != null, "SKIPPED: not in the Soft-RoCE VM (tools/vm/run sets VM_RDMA_ADDR)");
+        run("if [ -w /proc/fs/nfsd/threads ]; then echo 0 > /proc/fs/nfsd/threads; fi; modprobe nfs; "
+                + "modprobe nfsv3 || true; modprobe rpcrdma || true; mkdir -p " + MNT, 120);
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
+                .fabric(Fabrics.findNative())));
+        int mountPort = HadoopNfsGateway.freePort();
+        int tcpPort = HadoopNfsGateway.freePort();
+        try (HadoopNfsGateway gateway = HadoopNfsGateway.start(dir, mountPort, tcpPort, group,
+                new InetSocketAddress(addr, 20049))) {
+            String options = "vers=3,port=20049,proto=rdma,mountport=" + mountPort + ",mountproto=tcp,nolock,addr="
+                    + addr;
+            String mount = "mount -t nfs -o " + options + " " + addr + ":/ " + MNT;
+            try {
+                run(mount + " && grep " + MNT + " /proc/mounts", 600);
+                run("dd if=/dev/urandom of=/tmp/hadoop-64m bs=1M count=64 2>&1 && cp /tmp/hadoop-64m " + MNT
+                        + "/big && sync", 1200);
+                run("umount " + MNT + " && " + mount + " && cmp /tmp/hadoop-64m " + MNT + "/big && echo SAME", 1200);
+                run("mkdir " + MNT + "/dir && i=0; while [ $i -lt 20 ]; do echo $i > " + MNT + "/dir/f$i; "
+                        + "i=$((i+1)); done; ls " + MNT + "/dir | wc -l", 600);
+                String listed = run("ls " + MNT + "/dir | wc -l", 120).trim();
+                assertEquals("20", listed);
+                run("mv " + MNT + "/dir/f0 " + MNT + "/dir/renamed && cat " + MNT + "/dir/renamed && rm " + MNT
+                        + "/dir/f1 " + MNT + "/dir/renamed && ls " + MNT + "/dir | wc -l", 300);
+                assertEquals("18", run("ls " + MNT + "/dir | wc -l", 120).trim());
+                String stats = run("sed -n '/" + MNT.replace("/", "\\/") + "/,/^$/p' /proc/self/mountstats"
+                        + " | grep 'xprt:'", 60);
+                assertTrue(stats.contains("xprt:\trdma") || stats.contains("xprt: rdma"), stats);
+                assertTrue(gateway.framing.stats().writeChunksUsed() > 0,
+                        "READ data in Write chunks: " + gateway.framing.stats());
+                assertEquals(0, gateway.framing.stats().bindingMisses(), gateway.framing.stats().toString());
+                System.out.println("gateway over RDMA: " + gateway.framing.stats());
+
+                // Figures for docs/benchmarks.md (same boot, same gateway): 256 MiB over RDMA, then over TCP.
+                run("umount " + MNT, 300);
+                for (String proto : new String[] {"rdma", "tcp"}) {
+                    int port = proto.equals("rdma") ? 20049 : tcpPort;
+                    String m = "mount -t nfs -o vers=3,port=" + port + ",proto=" + proto + ",mountport=" + mountPort
+                            + ",mountproto=tcp,nolock,addr=" + addr + " " + addr + ":/ " + MNT;
+                    run(m + " && dd if=/dev/zero of=" + MNT + "/dd-" + proto + " bs=1M count=256 conv=fsync 2>&1"
+                            + " | tail -1 | sed 's/^/" + proto + " write: /' && umount " + MNT + " && " + m
+                            + " && dd if=" + MNT + "/dd-" + proto + " of=/dev/null bs=1M 2>&1 | tail -1"
+                            + " | sed 's/^/" + proto + " read: /' && rm " + MNT + "/dd-" + proto + " && umount "
+                            + MNT, 2400);
+                }
+            } finally {
+                run("umount " + MNT + " 2>/dev/null || umount -f -l " + MNT + " 2>/dev/null; true", 120);
+            }
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+}
