@@ -4,6 +4,7 @@ import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.client.BlockingRpcClient;
 import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.client.RpcReplyException;
+import dev.rpcrdma.oncrpc.client.RpcReplyTooLargeException;
 import dev.rpcrdma.oncrpc.message.AcceptStat;
 import dev.rpcrdma.oncrpc.server.RpcDispatcher;
 import dev.rpcrdma.oncrpc.server.RpcProgramRegistry;
@@ -45,7 +46,9 @@ class RpcProgramTest {
             RpcProcedureSpec.of(2, "THREAD", XdrCodec.INT, XdrCodec.string(256)).blocking();
     static final RpcProcedureSpec<Void, Void> FAIL = RpcProcedureSpec.of(3, "FAIL", XdrCodec.VOID, XdrCodec.VOID);
     static final RpcProcedureSpec<Integer, Long> LATER = RpcProcedureSpec.of(4, "LATER", XdrCodec.INT, XdrCodec.HYPER);
-    static final RpcProgram PROGRAM = RpcProgram.of(0x2004F0C0, 1, "typed", ECHO, THREAD, FAIL, LATER);
+    static final RpcProcedureSpec<byte[], byte[]> SMALL =
+            RpcProcedureSpec.of(5, "SMALL", XdrCodec.opaque(1 << 20), XdrCodec.opaque(1 << 20)).withMaxReplySize(512);
+    static final RpcProgram PROGRAM = RpcProgram.of(0x2004F0C0, 1, "typed", ECHO, THREAD, FAIL, LATER, SMALL);
 
     EventLoopGroup group;
     ExecutorService executor;
@@ -70,6 +73,7 @@ class RpcProgramTest {
                         ? CompletableFuture.failedFuture(new IllegalArgumentException("expected by the test"))
                         : CompletableFuture.supplyAsync(() -> n * 1_000_000_000L, CompletableFuture.delayedExecutor(
                                 20, TimeUnit.MILLISECONDS)))
+                .implement(SMALL, (call, data) -> data)
                 .executor(executor)
                 .build()
                 .registerInto(new RpcProgramRegistry());
@@ -100,6 +104,29 @@ class RpcProgramTest {
                 NioIoHandler.newFactory(), (InetSocketAddress) server.localAddress(), Duration.ofSeconds(10))) {
             assertArrayEquals(data, PROGRAM.call(blocking, ECHO, data));
             assertEquals("blocking-procedures", PROGRAM.call(blocking, THREAD, 1));
+        }
+    }
+
+    @Test
+    void aReplyOverTheDeclaredMaximumFailsAsOverRdma() throws Exception {
+        // withMaxReplySize(512) means the same over TCP as over RPC-over-RDMA (where the reply would not fit the
+        // Reply chunk the call offers): the call fails naming the limit and the settings that raise it.
+        assertEquals(400, PROGRAM.call(client, SMALL, new byte[400]).get(10, TimeUnit.SECONDS).length);
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> PROGRAM.call(client, SMALL, new byte[600]).get(10, TimeUnit.SECONDS));
+        RpcReplyTooLargeException tooLarge = assertInstanceOf(RpcReplyTooLargeException.class, e.getCause());
+        assertEquals(512, tooLarge.maxReplySize());
+        assertTrue(tooLarge.replySize() > 600, tooLarge.getMessage());
+        assertTrue(tooLarge.getMessage().contains("maximum reply size of 512 bytes")
+                && tooLarge.getMessage().contains("CallOptions.withMaxReplySize(n)")
+                && tooLarge.getMessage().contains("RpcProcedureSpec maxReplySize"), tooLarge.getMessage());
+        // The connection goes on; the blocking client checks the same.
+        assertEquals(400, PROGRAM.call(client, SMALL, new byte[400]).get(10, TimeUnit.SECONDS).length);
+        try (BlockingRpcClient blocking = BlockingRpcClient.connect(
+                new Bootstrap().channel(NioSocketChannel.class).handler(new TcpRpcClientInitializer()),
+                NioIoHandler.newFactory(), (InetSocketAddress) server.localAddress(), Duration.ofSeconds(10))) {
+            assertThrows(RpcReplyTooLargeException.class, () -> PROGRAM.call(blocking, SMALL, new byte[600]));
+            assertEquals(400, PROGRAM.call(blocking, SMALL, new byte[400]).length);
         }
     }
 
