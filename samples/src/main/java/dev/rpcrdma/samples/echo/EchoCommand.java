@@ -302,7 +302,7 @@ public final class EchoCommand {
      * of at least {@code quietLevel} (a server logs warnings about its peers; a client reports its failures itself
      * and logs only severe records); with {@code verbose}, debug records and full stack traces.
      */
-    static void configureLogging(boolean verbose, Level quietLevel) {
+    public static void configureLogging(boolean verbose, Level quietLevel) {
         InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE);
         Logger root = Logger.getLogger("");
         for (java.util.logging.Handler h : root.getHandlers()) {
