@@ -152,6 +152,7 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
         }
         int xid = allocateXid();
         call.xid = xid;
+        call.argsBytes = call.args.inlineLength();
         RpcMetrics m = metrics;
         if (m != null) {
             call.measure(m.forChannel(call.channel));

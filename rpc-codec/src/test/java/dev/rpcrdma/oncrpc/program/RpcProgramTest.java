@@ -10,6 +10,8 @@ import dev.rpcrdma.oncrpc.server.RpcDispatcher;
 import dev.rpcrdma.oncrpc.server.RpcProgramRegistry;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcClientInitializer;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcServerInitializer;
+import dev.rpcrdma.oncrpc.xdr.XdrException;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -48,7 +50,9 @@ class RpcProgramTest {
     static final RpcProcedureSpec<Integer, Long> LATER = RpcProcedureSpec.of(4, "LATER", XdrCodec.INT, XdrCodec.HYPER);
     static final RpcProcedureSpec<byte[], byte[]> SMALL =
             RpcProcedureSpec.of(5, "SMALL", XdrCodec.opaque(1 << 20), XdrCodec.opaque(1 << 20)).withMaxReplySize(512);
-    static final RpcProgram PROGRAM = RpcProgram.of(0x2004F0C0, 1, "typed", ECHO, THREAD, FAIL, LATER, SMALL);
+    static final RpcProcedureSpec<byte[], Void> PUT =
+            RpcProcedureSpec.of(6, "PUT", XdrCodec.opaque(2000), XdrCodec.VOID);
+    static final RpcProgram PROGRAM = RpcProgram.of(0x2004F0C0, 1, "typed", ECHO, THREAD, FAIL, LATER, SMALL, PUT);
 
     EventLoopGroup group;
     ExecutorService executor;
@@ -74,6 +78,7 @@ class RpcProgramTest {
                         : CompletableFuture.supplyAsync(() -> n * 1_000_000_000L, CompletableFuture.delayedExecutor(
                                 20, TimeUnit.MILLISECONDS)))
                 .implement(SMALL, (call, data) -> data)
+                .implement(PUT, (call, data) -> null)
                 .executor(executor)
                 .build()
                 .registerInto(new RpcProgramRegistry());
@@ -128,6 +133,27 @@ class RpcProgramTest {
             assertThrows(RpcReplyTooLargeException.class, () -> PROGRAM.call(blocking, SMALL, new byte[600]));
             assertEquals(400, PROGRAM.call(blocking, SMALL, new byte[400]).length);
         }
+    }
+
+    @Test
+    void anArgumentOverTheDeclaredLimitNamesTheProcedureTheLimitAndTheSize() throws Exception {
+        // The typed client does not send it: the server would answer GARBAGE_ARGS.
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> PROGRAM.call(client, PUT, new byte[3000]).get(10, TimeUnit.SECONDS));
+        XdrException encode = assertInstanceOf(XdrException.class, e.getCause());
+        assertEquals("the arguments of typed PUT (procedure 6) do not encode: opaque<2000> of length 3000, over its"
+                + " bound 2000", encode.getMessage());
+        // A client without the declaration sends it: GARBAGE_ARGS, and the exception names the call and its size.
+        XdrPayload args = client.newPayload();
+        args.writer().writeOpaque(new byte[3000]);
+        ExecutionException garbage = assertThrows(ExecutionException.class, () -> client.call(PROGRAM.program(),
+                PROGRAM.version(), PUT.number(), args, r -> null).get(10, TimeUnit.SECONDS));
+        RpcReplyException reply = assertInstanceOf(RpcReplyException.class, garbage.getCause());
+        assertEquals(AcceptStat.GARBAGE_ARGS, reply.reply().acceptStat());
+        assertTrue(reply.getMessage().contains("could not decode the 3004 bytes of arguments of program 0x2004f0c0"
+                + " version 1 procedure 6") && reply.getMessage().contains("the server logs the procedure, its"
+                + " limit and the size"), reply.getMessage());
+        assertEquals(null, PROGRAM.call(client, PUT, new byte[2000]).get(10, TimeUnit.SECONDS));
     }
 
     @Test
