@@ -21,18 +21,57 @@ import java.util.concurrent.TimeUnit;
  * <p>What stays on the loop: the channel's registered memory is freed only after the queue pair is gone (the device
  * owns no posted memory then), by the continuation the loop runs from {@link #runCompleted()}; so does everything else
  * that is loop-confined (the loop's completion queue reservation, its PD reference, the RDMA-CM id). The pool of
- * teardown threads is shared by every loop of the JVM, small and idle threads end.
+ * teardown threads is shared by every loop of the JVM and small; idle threads end after 30 s, and all of them end
+ * when the last loop of the JVM is destroyed ({@link #loopStopped()}): the next loop makes a new pool.
  */
 final class QueuePairTeardown {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(QueuePairTeardown.class);
     /** Destroys that may block at once; more wait in line. */
     private static final int THREADS = 4;
-    private static final ThreadPoolExecutor EXECUTOR;
+    /** The shared pool while a loop lives, else null. Guarded by {@code QueuePairTeardown.class}. */
+    private static ThreadPoolExecutor executor;
+    /** Loops alive. Guarded by {@code QueuePairTeardown.class}. */
+    private static int loops;
 
-    static {
-        EXECUTOR = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                new DefaultThreadFactory("rdma-qp-teardown", true));
-        EXECUTOR.allowCoreThreadTimeOut(true);
+    /** A loop starts: it shares the pool of teardown threads (made for the first). */
+    static synchronized void loopStarted() {
+        if (loops++ == 0) {
+            ThreadPoolExecutor e = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS,
+                    new LinkedBlockingQueue<>(), new DefaultThreadFactory("rdma-qp-teardown", true));
+            e.allowCoreThreadTimeOut(true);
+            executor = e;
+        }
+    }
+
+    /**
+     * A loop was destroyed. After the last, the pool's threads end once they finished what was handed to them; the
+     * caller waits up to a second for that (a destroy that still blocks in the kernel keeps its thread longer).
+     */
+    static void loopStopped() {
+        ThreadPoolExecutor ending;
+        synchronized (QueuePairTeardown.class) {
+            if (loops == 0) {
+                throw new IllegalStateException("more loops stopped than started");
+            }
+            if (--loops != 0) {
+                return;
+            }
+            ending = executor;
+            executor = null;
+        }
+        ending.shutdown();
+        try {
+            ending.awaitTermination(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static synchronized ThreadPoolExecutor executor() {
+        if (executor == null) {
+            throw new IllegalStateException("no RDMA event loop is alive");
+        }
+        return executor;
     }
 
     /** What the loop does once a queue pair's destroy returned: {@code destroyed} false if it failed. */
@@ -52,7 +91,7 @@ final class QueuePairTeardown {
     /** Destroys {@code qp} on a teardown thread; {@code then} runs on the loop afterwards. Loop thread. */
     void destroy(QueuePair qp, Continuation then) {
         pending++;
-        EXECUTOR.execute(() -> {
+        executor().execute(() -> {
             boolean destroyed;
             try {
                 qp.close();

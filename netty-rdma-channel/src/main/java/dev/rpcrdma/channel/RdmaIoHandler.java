@@ -129,6 +129,9 @@ public final class RdmaIoHandler implements IoHandler {
         } catch (IOException e) {
             throw new IllegalStateException("cannot watch the wakeup eventfd", e);
         }
+        // Last: from here on destroy() runs and undoes both.
+        QueuePairTeardown.loopStarted();
+        fabric.loopStarted();
     }
 
     /** A factory with the default configuration (fabric from {@code -Ddev.rpcrdma.fabric}). */
@@ -474,6 +477,9 @@ public final class RdmaIoHandler implements IoHandler {
         if (wakeupWriters.getAndAdd(WAKEUP_FD_CLOSING) == 0) {
             closeWakeupFd();
         }
+        // The last loop of the JVM ends the teardown threads, the last loop of a fabric its threads.
+        QueuePairTeardown.loopStopped();
+        fabric.loopStopped();
     }
 
     private void closeWakeupFd() {

@@ -8,18 +8,30 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The README's "Using it" code is these files: the README shows each from its first import to its end verbatim
- * (checked here), and here they run to completion, JVM-exit-ready (event loops shut down, clients closed).
+ * The documentation's code is these files: docs/getting-started.md shows each from its first import to its end
+ * verbatim (checked here), and here they run to completion, JVM-exit-ready (event loops shut down, clients closed).
+ * Every relative link of the README and of docs/ leads to a file that exists (and to a heading of it, for
+ * {@code #anchors} into Markdown).
  */
 class ReadmeExamplesTest {
 
-    private static final Path README = Path.of("..", "README.md");
+    private static final Path ROOT = Path.of("..");
+    private static final Path README = ROOT.resolve("README.md");
+    private static final Path EXAMPLES_PAGE = ROOT.resolve(Path.of("docs", "getting-started.md"));
     private static final Path SOURCES = Path.of("src", "test", "java", "dev", "rpcrdma", "examples");
 
     /** The example as the README shows it: from the first import on. */
@@ -29,13 +41,62 @@ class ReadmeExamplesTest {
     }
 
     @Test
-    void theReadmeShowsTheExamplesVerbatim() throws IOException {
-        String readme = Files.readString(README, StandardCharsets.UTF_8);
+    void theDocsShowTheExamplesVerbatim() throws IOException {
+        String page = Files.readString(EXAMPLES_PAGE, StandardCharsets.UTF_8);
         for (String file : new String[] {"TcpEcho.java", "RdmaEcho.java"}) {
-            assertTrue(readme.contains("```java\n" + shown(file) + "```\n"), file + " is not in "
-                    + README.toAbsolutePath() + " verbatim (from its first import to its end, in a java code block):"
-                    + " copy it there");
+            assertTrue(page.contains("```java\n" + shown(file) + "```\n"), file + " is not in "
+                    + EXAMPLES_PAGE.toAbsolutePath() + " verbatim (from its first import to its end, in a java code"
+                    + " block): copy it there");
         }
+        assertTrue(Files.readString(README, StandardCharsets.UTF_8).contains("(docs/getting-started.md)"),
+                "the README links the examples' page");
+    }
+
+    private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
+
+    @Test
+    void everyRelativeLinkOfTheDocsResolves() throws IOException {
+        List<Path> pages = new ArrayList<>();
+        pages.add(README);
+        pages.add(ROOT.resolve("CHANGELOG.md"));
+        try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
+            docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
+        }
+        List<String> broken = new ArrayList<>();
+        for (Path page : pages) {
+            Matcher m = LINK.matcher(Files.readString(page, StandardCharsets.UTF_8));
+            while (m.find()) {
+                String target = m.group(1);
+                if (target.matches("^[a-z]+:.*")) {
+                    continue;   // https:, mailto:
+                }
+                int hash = target.indexOf('#');
+                String file = hash < 0 ? target : target.substring(0, hash);
+                Path resolved = file.isEmpty() ? page : page.getParent().resolve(file).normalize();
+                if (!Files.exists(resolved)) {
+                    broken.add(page.getFileName() + ": " + target + " (no such file)");
+                } else if (hash >= 0 && resolved.toString().endsWith(".md")
+                        && !anchors(resolved).contains(target.substring(hash + 1))) {
+                    broken.add(page.getFileName() + ": " + target + " (no such heading)");
+                }
+            }
+        }
+        assertEquals(List.of(), broken, "broken links");
+    }
+
+    /** GitHub's anchors of a Markdown file's headings: lower case, punctuation dropped, spaces to dashes. */
+    private static Set<String> anchors(Path markdown) throws IOException {
+        Set<String> anchors = new HashSet<>();
+        boolean code = false;
+        for (String line : Files.readAllLines(markdown, StandardCharsets.UTF_8)) {
+            if (line.startsWith("```")) {
+                code = !code;
+            } else if (!code && line.startsWith("#")) {
+                String text = line.replaceFirst("^#+\\s*", "").toLowerCase(Locale.ROOT);
+                anchors.add(text.replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-'));
+            }
+        }
+        return anchors;
     }
 
     @Test

@@ -41,6 +41,20 @@ public interface Fabric {
         return null;
     }
 
+    /**
+     * An event loop ({@code RdmaIoHandler}) starts using this fabric: a fabric with threads of its own keeps them
+     * until the last loop {@linkplain #loopStopped() stopped}. Any thread.
+     */
+    default void loopStarted() {
+    }
+
+    /**
+     * A loop that {@linkplain #loopStarted() started} stopped using this fabric; after the last, the fabric's own
+     * threads end (once they finished their work). Any thread.
+     */
+    default void loopStopped() {
+    }
+
     /** Creates a connection-manager event channel ({@code rdma_create_event_channel}). */
     CmEventChannel createEventChannel() throws IOException;
 }

@@ -1,5 +1,6 @@
 package dev.rpcrdma.oncrpc.client;
 
+import dev.rpcrdma.oncrpc.message.AcceptStat;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcReply;
 import dev.rpcrdma.oncrpc.metrics.ProcedureMetrics;
@@ -42,6 +43,8 @@ final class PendingCall<T> implements Runnable {
     private RpcCallListener<? super T> listener;
     /** Set on the event loop by {@link RpcClientHandler#send}. */
     int xid;
+    /** The XDR bytes of the call's arguments, recorded when it is sent (for a GARBAGE_ARGS answer's message). */
+    int argsBytes;
     /** Deadline on the loop's ticker, and the neighbours in {@link CallTimeouts}'s list; event loop only. */
     long deadline;
     PendingCall<?> prev;
@@ -134,13 +137,22 @@ final class PendingCall<T> implements Runnable {
     }
 
     /** The reply arrived: decodes it and delivers the outcome. */
+    /** What GARBAGE_ARGS most likely means for this call, naming it and the size of its arguments. */
+    static String garbageArgs(int program, int version, int procedure, int argsBytes) {
+        return "the server could not decode the " + argsBytes + " bytes of arguments of program 0x"
+                + Integer.toHexString(program) + " version " + version + " procedure " + procedure + ", e.g. an argument over a limit the"
+                + " procedure declares there (the server logs the procedure, its limit and the size)";
+    }
+
     void complete(RpcReply reply, InboundRpcMessage message) {
         if (metrics != null) {
             metrics.recordBytesIn(message.body().readableBytes() + message.body().placedBytes());
         }
         if (!reply.isSuccess()) {
             record(RpcMetrics.kindOf(reply));
-            failWith(new RpcReplyException(reply));
+            failWith(AcceptStat.GARBAGE_ARGS.equals(reply.acceptStat())
+                    ? new RpcReplyException(reply, garbageArgs(program, version, procedure, argsBytes))
+                    : new RpcReplyException(reply));
             return;
         }
         T result;

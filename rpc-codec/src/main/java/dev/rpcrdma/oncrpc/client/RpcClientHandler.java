@@ -51,11 +51,23 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
     private Throwable closeCause;
     /** Where calls are recorded, or null. */
     private volatile RpcMetrics metrics;
+    /** Whether a reply larger than its call's maximum reply size fails the call (the transport does not). */
+    private volatile boolean checkReplySize;
 
     /** A handler with the given counters and default call timeout. */
     public RpcClientHandler(RpcStats stats, Duration defaultTimeout) {
         this.stats = ObjectUtil.checkNotNull(stats, "stats");
         this.defaultTimeout = ObjectUtil.checkNotNull(defaultTimeout, "defaultTimeout");
+    }
+
+    /**
+     * Makes a reply larger than its call's maximum reply size ({@link CallOptions#maxReplySize()}, when not 0) fail
+     * the call with {@link RpcReplyTooLargeException}, as RPC-over-RDMA fails it (ERR_CHUNK): for transports that
+     * do not bound replies by the call's maximum themselves. The TCP client initializer turns it on.
+     */
+    public RpcClientHandler checkReplySize(boolean checkReplySize) {
+        this.checkReplySize = checkReplySize;
+        return this;
     }
 
     /** The counters. */
@@ -140,6 +152,7 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
         }
         int xid = allocateXid();
         call.xid = xid;
+        call.argsBytes = call.args.inlineLength();
         RpcMetrics m = metrics;
         if (m != null) {
             call.measure(m.forChannel(call.channel));
@@ -195,6 +208,13 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
         RpcBackchannel backchannel = RpcBackchannel.of(ctx.channel());
         if (backchannel != null && backchannel.role() == RpcBackchannel.Role.CALLER) {
             stats.recordBackwardReplyReceived();
+        }
+        int max = call.options.maxReplySize();
+        if (checkReplySize && max > 0 && message.size() > max) {
+            RpcReplyTooLargeException e = new RpcReplyTooLargeException(reply.xid(), message.size(), max);
+            call.recordFailure(e);
+            call.failWith(e);
+            return;
         }
         call.complete(reply, message);
     }

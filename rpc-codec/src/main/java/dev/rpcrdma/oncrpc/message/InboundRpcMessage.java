@@ -36,6 +36,7 @@ public final class InboundRpcMessage extends AbstractReferenceCounted {
     private RpcMessage header;
     private ByteBuf buffer;
     private Deque<ByteBuf> placed;
+    private int size;
 
     private InboundRpcMessage(Recycler.Handle<InboundRpcMessage> handle) {
         this.handle = handle;
@@ -49,6 +50,7 @@ public final class InboundRpcMessage extends AbstractReferenceCounted {
         InboundRpcMessage m = POOL.get();
         m.setRefCnt(1);
         m.buffer = buffer;
+        m.size = buffer.readableBytes();
         m.placed = placed;
         m.body.reset(buffer, placed);
         return m;
@@ -73,6 +75,14 @@ public final class InboundRpcMessage extends AbstractReferenceCounted {
     /** Creates a message from an already-decoded header and an inline body; takes ownership of it. */
     public static InboundRpcMessage of(RpcMessage header, ByteBuf body) {
         return of(header, ObjectUtil.checkNotNull(body, "body"), null);
+    }
+
+    /**
+     * The bytes of the message received in line, header included: over TCP the whole record, over RPC-over-RDMA
+     * without the data placed directly (Read or Write chunks).
+     */
+    public int size() {
+        return size;
     }
 
     /** The header; valid until this message is released. */

@@ -147,6 +147,11 @@ public final class RpcProgram {
             procedure.arguments().write(payload, args);
             ok = true;
             return payload;
+        } catch (XdrException e) {
+            // Before anything is sent: the server would answer GARBAGE_ARGS; say which procedure and which limit.
+            throw new XdrException("the arguments of " + name + " " + procedure.name() + " (procedure "
+                    + procedure.number() + ") do not encode: "
+                    + e.getMessage(), e);
         } finally {
             if (!ok) {
                 payload.release();

@@ -3,6 +3,7 @@ package dev.rpcrdma.oncrpc.program;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import dev.rpcrdma.oncrpc.xdr.XdrReader;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.util.internal.ObjectUtil;
 
@@ -65,24 +66,47 @@ public interface XdrCodec<T> {
     /** RFC 4506 §4.4 bool. */
     XdrCodec<Boolean> BOOL = of((out, value) -> out.writer().writeBool(value), XdrReader::readBool);
 
-    /** RFC 4506 §4.11 {@code string<max>}, UTF-8. */
+    /**
+     * RFC 4506 §4.11 {@code string<max>}, UTF-8. A longer value does not encode (an {@link XdrException} naming the
+     * bound and the size), as the peer would not decode it.
+     */
     static XdrCodec<String> string(int max) {
         ObjectUtil.checkPositiveOrZero(max, "max");
-        return of((out, value) -> out.writer().writeString(value), in -> in.readString(max));
+        return of((out, value) -> {
+            checkBound("string", max, ByteBufUtil.utf8Bytes(value));
+            out.writer().writeString(value);
+        }, in -> in.readString(max));
     }
 
-    /** RFC 4506 §4.10 {@code opaque<max>}, a plain (not DDP-eligible) item, as a byte array. */
+    /**
+     * RFC 4506 §4.10 {@code opaque<max>}, a plain (not DDP-eligible) item, as a byte array. A longer value does not
+     * encode (an {@link XdrException} naming the bound and the size), as the peer would not decode it.
+     */
     static XdrCodec<byte[]> opaque(int max) {
         ObjectUtil.checkPositiveOrZero(max, "max");
-        return of((out, value) -> out.writer().writeOpaque(value), in -> in.readOpaque(max));
+        return of((out, value) -> {
+            checkBound("opaque", max, value.length);
+            out.writer().writeOpaque(value);
+        }, in -> in.readOpaque(max));
+    }
+
+    /** Throws unless {@code length} fits {@code kind<max>}: the message names both, as the reader's does. */
+    private static void checkBound(String kind, int max, int length) throws XdrException {
+        if (length > max) {
+            throw new XdrException(kind + "<" + max + "> of length " + length + ", over its bound " + max);
+        }
     }
 
     /**
      * RFC 4506 §4.10 {@code opaque<max>} that is DDP-eligible (RFC 8166 §3.4: the upper-layer binding lets it move
-     * by RDMA Read or Write), as a byte array. Read the same way whether it came inline or was placed.
+     * by RDMA Read or Write), as a byte array. Read the same way whether it came inline or was placed; a longer value
+     * does not encode.
      */
     static XdrCodec<byte[]> ddpOpaque(int max) {
         ObjectUtil.checkPositiveOrZero(max, "max");
-        return of((out, value) -> out.writeDdpOpaque(Unpooled.wrappedBuffer(value)), in -> in.readOpaque(max));
+        return of((out, value) -> {
+            checkBound("opaque", max, value.length);
+            out.writeDdpOpaque(Unpooled.wrappedBuffer(value));
+        }, in -> in.readOpaque(max));
     }
 }

@@ -47,6 +47,8 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcMessage> {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcDispatcher.class);
+    /** Arguments that did not decode: a warning naming the procedure, the limit and the size, rate-limited. */
+    private static final GarbageArgsLog GARBAGE_ARGS_LOG = new GarbageArgsLog(logger, 5_000_000_000L);
 
     /** A reply that cannot be written (typically: the connection closed meanwhile) is logged and dropped. */
     static final ChannelFutureListener LOG_WRITE_FAILURE = f -> {
@@ -180,7 +182,7 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
         try {
             found.procedure.call(context, message.body());
         } catch (XdrException e) {
-            logger.debug("{} garbage arguments for {}: {}", ctx.channel(), call, e.getMessage());
+            GARBAGE_ARGS_LOG.warn(ctx.channel(), call, e);
             if (!context.isReplied()) {
                 context.replyError(AcceptStat.GARBAGE_ARGS);
             }

@@ -69,7 +69,7 @@ public final class TcpRpcClientInitializer extends ChannelInitializer<Channel> {
         p.addLast("recordEncoder", new RecordMarkingEncoder(config.maxFragmentSize()));
         p.addLast("rpcDecoder", new RpcMessageDecoder(stats));
         p.addLast("rpcEncoder", new RpcMessageEncoder());
-        p.addLast("rpcClient", new RpcClientHandler(stats, defaultTimeout));
+        p.addLast("rpcClient", new RpcClientHandler(stats, defaultTimeout).checkReplySize(true));
         if (callbacks != null) {
             RpcBackchannel.install(ch, RpcBackchannel.Role.CALLBACK_SERVICE, stats, config.maxRecordSize());
             p.addLast("rpcCallbacks", callbacks);

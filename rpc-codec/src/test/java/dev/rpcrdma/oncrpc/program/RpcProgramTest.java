@@ -4,11 +4,14 @@ import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.client.BlockingRpcClient;
 import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.client.RpcReplyException;
+import dev.rpcrdma.oncrpc.client.RpcReplyTooLargeException;
 import dev.rpcrdma.oncrpc.message.AcceptStat;
 import dev.rpcrdma.oncrpc.server.RpcDispatcher;
 import dev.rpcrdma.oncrpc.server.RpcProgramRegistry;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcClientInitializer;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcServerInitializer;
+import dev.rpcrdma.oncrpc.xdr.XdrException;
+import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -45,7 +48,11 @@ class RpcProgramTest {
             RpcProcedureSpec.of(2, "THREAD", XdrCodec.INT, XdrCodec.string(256)).blocking();
     static final RpcProcedureSpec<Void, Void> FAIL = RpcProcedureSpec.of(3, "FAIL", XdrCodec.VOID, XdrCodec.VOID);
     static final RpcProcedureSpec<Integer, Long> LATER = RpcProcedureSpec.of(4, "LATER", XdrCodec.INT, XdrCodec.HYPER);
-    static final RpcProgram PROGRAM = RpcProgram.of(0x2004F0C0, 1, "typed", ECHO, THREAD, FAIL, LATER);
+    static final RpcProcedureSpec<byte[], byte[]> SMALL =
+            RpcProcedureSpec.of(5, "SMALL", XdrCodec.opaque(1 << 20), XdrCodec.opaque(1 << 20)).withMaxReplySize(512);
+    static final RpcProcedureSpec<byte[], Void> PUT =
+            RpcProcedureSpec.of(6, "PUT", XdrCodec.opaque(2000), XdrCodec.VOID);
+    static final RpcProgram PROGRAM = RpcProgram.of(0x2004F0C0, 1, "typed", ECHO, THREAD, FAIL, LATER, SMALL, PUT);
 
     EventLoopGroup group;
     ExecutorService executor;
@@ -70,6 +77,8 @@ class RpcProgramTest {
                         ? CompletableFuture.failedFuture(new IllegalArgumentException("expected by the test"))
                         : CompletableFuture.supplyAsync(() -> n * 1_000_000_000L, CompletableFuture.delayedExecutor(
                                 20, TimeUnit.MILLISECONDS)))
+                .implement(SMALL, (call, data) -> data)
+                .implement(PUT, (call, data) -> null)
                 .executor(executor)
                 .build()
                 .registerInto(new RpcProgramRegistry());
@@ -101,6 +110,50 @@ class RpcProgramTest {
             assertArrayEquals(data, PROGRAM.call(blocking, ECHO, data));
             assertEquals("blocking-procedures", PROGRAM.call(blocking, THREAD, 1));
         }
+    }
+
+    @Test
+    void aReplyOverTheDeclaredMaximumFailsAsOverRdma() throws Exception {
+        // withMaxReplySize(512) means the same over TCP as over RPC-over-RDMA (where the reply would not fit the
+        // Reply chunk the call offers): the call fails naming the limit and the settings that raise it.
+        assertEquals(400, PROGRAM.call(client, SMALL, new byte[400]).get(10, TimeUnit.SECONDS).length);
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> PROGRAM.call(client, SMALL, new byte[600]).get(10, TimeUnit.SECONDS));
+        RpcReplyTooLargeException tooLarge = assertInstanceOf(RpcReplyTooLargeException.class, e.getCause());
+        assertEquals(512, tooLarge.maxReplySize());
+        assertTrue(tooLarge.replySize() > 600, tooLarge.getMessage());
+        assertTrue(tooLarge.getMessage().contains("maximum reply size of 512 bytes")
+                && tooLarge.getMessage().contains("CallOptions.withMaxReplySize(n)")
+                && tooLarge.getMessage().contains("RpcProcedureSpec maxReplySize"), tooLarge.getMessage());
+        // The connection goes on; the blocking client checks the same.
+        assertEquals(400, PROGRAM.call(client, SMALL, new byte[400]).get(10, TimeUnit.SECONDS).length);
+        try (BlockingRpcClient blocking = BlockingRpcClient.connect(
+                new Bootstrap().channel(NioSocketChannel.class).handler(new TcpRpcClientInitializer()),
+                NioIoHandler.newFactory(), (InetSocketAddress) server.localAddress(), Duration.ofSeconds(10))) {
+            assertThrows(RpcReplyTooLargeException.class, () -> PROGRAM.call(blocking, SMALL, new byte[600]));
+            assertEquals(400, PROGRAM.call(blocking, SMALL, new byte[400]).length);
+        }
+    }
+
+    @Test
+    void anArgumentOverTheDeclaredLimitNamesTheProcedureTheLimitAndTheSize() throws Exception {
+        // The typed client does not send it: the server would answer GARBAGE_ARGS.
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> PROGRAM.call(client, PUT, new byte[3000]).get(10, TimeUnit.SECONDS));
+        XdrException encode = assertInstanceOf(XdrException.class, e.getCause());
+        assertEquals("the arguments of typed PUT (procedure 6) do not encode: opaque<2000> of length 3000, over its"
+                + " bound 2000", encode.getMessage());
+        // A client without the declaration sends it: GARBAGE_ARGS, and the exception names the call and its size.
+        XdrPayload args = client.newPayload();
+        args.writer().writeOpaque(new byte[3000]);
+        ExecutionException garbage = assertThrows(ExecutionException.class, () -> client.call(PROGRAM.program(),
+                PROGRAM.version(), PUT.number(), args, r -> null).get(10, TimeUnit.SECONDS));
+        RpcReplyException reply = assertInstanceOf(RpcReplyException.class, garbage.getCause());
+        assertEquals(AcceptStat.GARBAGE_ARGS, reply.reply().acceptStat());
+        assertTrue(reply.getMessage().contains("could not decode the 3004 bytes of arguments of program 0x2004f0c0"
+                + " version 1 procedure 6") && reply.getMessage().contains("the server logs the procedure, its"
+                + " limit and the size"), reply.getMessage());
+        assertEquals(null, PROGRAM.call(client, PUT, new byte[2000]).get(10, TimeUnit.SECONDS));
     }
 
     @Test

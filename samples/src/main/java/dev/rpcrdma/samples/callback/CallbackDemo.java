@@ -176,9 +176,9 @@ public final class CallbackDemo {
             stop.set(true);
             forwardCalls.join(15_000);
             out.println();
-            out.println("forward  ECHO " + ECHO_BYTES + " B          client -> server  " + forward.summary());
-            out.println("backward CB_NULL              server -> client  " + cbNull.summary());
-            out.println("backward CB_SEQUENCE+CB_RECALL server -> client " + cbRecall.summary());
+            out.println(row("forward", "ECHO " + ECHO_BYTES + " B", "client -> server", forward.summary()));
+            out.println(row("backward", "CB_NULL", "server -> client", cbNull.summary()));
+            out.println(row("backward", "CB_SEQUENCE+CB_RECALL", "server -> client", cbRecall.summary()));
             out.println("backchannel: server sent " + serverStats.backwardCallsSent() + " backward calls and got "
                     + serverStats.backwardRepliesReceived() + " replies; the client served "
                     + clientStats.backwardCallsReceived() + " (" + callbacks.recalls.get() + " recalls), dropped "
@@ -197,6 +197,11 @@ public final class CallbackDemo {
             clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
             serverGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
         }
+    }
+
+    /** One row of the summary table: columns padded to the widest entry of each, so every row lines up. */
+    static String row(String direction, String calls, String route, String summary) {
+        return String.format("%-8s %-21s %-16s  %s", direction, calls, route, summary);
     }
 
     private static void forwardLoop(RpcClient fore, Latencies forward, AtomicBoolean stop) {

@@ -1,5 +1,6 @@
 package dev.rpcrdma.samples.echo;
 
+import dev.rpcrdma.channel.Rdma;
 import io.netty.util.Version;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.netty.util.internal.logging.JdkLoggerFactory;
@@ -183,12 +184,101 @@ public final class EchoCommand {
             List<String> unmatched = u.getUnmatched();
             String arg = unmatched.isEmpty() ? "?" : unmatched.get(0);
             message = arg.startsWith("-") ? "unknown option " + arg : "unexpected argument '" + arg + "'";
-            List<String> suggestions = u.getSuggestions();
+            List<String> suggestions = arg.startsWith("-")
+                    ? suggestions(arg, e.getCommandLine().getCommandSpec().optionsMap().keySet()) : List.of();
             if (!suggestions.isEmpty()) {
                 message += ": did you mean " + String.join(" or ", suggestions) + "?";
             }
         }
         return message + " (see " + e.getCommandLine().getCommandSpec().qualifiedName() + " --help)";
+    }
+
+    /**
+     * The options closest to a mistyped {@code typo} (its value after '=' ignored): the fewest single-letter edits,
+     * an exchange of two neighbouring letters counting as one (so {@code --prot} is {@code --port}'s typo, not
+     * {@code --proc}'s), and among those the ones with the same letters first; at most 2 edits, else none. picocli's
+     * own suggestions rank by common prefix and proposed {@code --proc} for {@code --prot}.
+     */
+    static List<String> suggestions(String typo, java.util.Collection<String> options) {
+        int eq = typo.indexOf('=');
+        String word = eq < 0 ? typo : typo.substring(0, eq);
+        int best = 3;
+        boolean bestSameLetters = false;
+        List<String> found = new java.util.ArrayList<>();
+        for (String option : new java.util.TreeSet<>(options)) {
+            if (!option.startsWith("--")) {
+                continue;
+            }
+            int d = editDistance(word, option);
+            boolean sameLetters = sorted(word).equals(sorted(option));
+            if (d < best || d == best && sameLetters && !bestSameLetters) {
+                best = d;
+                bestSameLetters = sameLetters;
+                found.clear();
+            }
+            if (d == best && sameLetters == bestSameLetters) {
+                found.add(option);
+            }
+        }
+        if (found.isEmpty()) {   // nothing within 2 edits: a longer option that starts like the typo, if one does
+            for (String option : new java.util.TreeSet<>(options)) {
+                if (option.startsWith("--") && word.length() > 3 && option.startsWith(word)) {
+                    found.add(option);
+                }
+            }
+        }
+        return found;
+    }
+
+    private static String sorted(String s) {
+        char[] c = s.toCharArray();
+        java.util.Arrays.sort(c);
+        return new String(c);
+    }
+
+    /** Optimal string alignment distance: insertions, deletions, substitutions, adjacent transpositions. */
+    static int editDistance(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            d[i][0] = i;
+        }
+        for (int j = 0; j <= b.length(); j++) {
+            d[0][j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
+    }
+
+    /**
+     * Why a server will not listen on the in-process software fabric it fell back to, and what to do instead: one
+     * line, the same for every sample server ({@code run-echo server}, {@code run-nfs-server}).
+     */
+    public static String softwareFabricRefusal(String reason) {
+        return "will not listen on the in-process software fabric, which only this JVM can reach: " + reason
+                + ". Use --transport tcp, an RDMA device (--fabric native --address <its IP>), or --fabric software"
+                + " to listen anyway";
+    }
+
+    /**
+     * Why there is no usable RDMA device here, short: the first line of {@link Rdma#unavailabilityCause()} without
+     * its advice (e.g. "no RDMA device (/sys/class/infiniband does not exist)").
+     */
+    public static String noDeviceReason() {
+        Throwable cause = Rdma.unavailabilityCause();
+        if (cause == null) {
+            return "the RDMA device is not usable";
+        }
+        String line = Diagnosis.firstLine(cause);
+        int advice = line.indexOf(": ");
+        return advice > 0 ? line.substring(0, advice) : line;
     }
 
     static String[] prepend(String first, String[] rest) {
@@ -212,7 +302,7 @@ public final class EchoCommand {
      * of at least {@code quietLevel} (a server logs warnings about its peers; a client reports its failures itself
      * and logs only severe records); with {@code verbose}, debug records and full stack traces.
      */
-    static void configureLogging(boolean verbose, Level quietLevel) {
+    public static void configureLogging(boolean verbose, Level quietLevel) {
         InternalLoggerFactory.setDefaultFactory(JdkLoggerFactory.INSTANCE);
         Logger root = Logger.getLogger("");
         for (java.util.logging.Handler h : root.getHandlers()) {

@@ -200,11 +200,7 @@ public final class EchoServer implements AutoCloseable {
     static void refuseInProcess(EchoOptions options, EchoTransport transport) {
         if (transport instanceof RdmaTransport && ((RdmaTransport) transport).inProcess()
                 && !"software".equals(options.fabric)) {
-            throw UserError.usage("will not listen on the in-process software fabric, which no other process can"
-                    + " reach (it is a device model inside this JVM), chosen because "
-                    + ((RdmaTransport) transport).softwareReason() + ": use --transport tcp, or an RDMA device"
-                    + " (--fabric native --address <its interface's IP>), or 'samples/run-echo demo' for server and"
-                    + " client in one JVM; --fabric software listens anyway");
+            throw UserError.usage(EchoCommand.softwareFabricRefusal(((RdmaTransport) transport).softwareReason()));
         }
     }
 

@@ -69,7 +69,7 @@ final class RdmaTransport implements EchoTransport {
             softwareReason = nativeUsable
                     ? "an RDMA device is available but " + String.join(",", options.addresses) + " is a loopback"
                     + " address, which is on no RDMA device"
-                    : "no usable RDMA device (" + Diagnosis.firstLine(Rdma.unavailabilityCause()) + ")";
+                    : EchoCommand.noDeviceReason();
             note = softwareReason + ": using the in-process software fabric" + (nativeUsable ? " (give --address"
                     + " the IP of the device's interface to use the device)" : " (--fabric native insists on a"
                     + " device)");
@@ -216,8 +216,10 @@ final class RdmaTransport implements EchoTransport {
     public String counters() {
         RpcRdmaStats stats = clientStats;
         return "client side: " + stats.readChunks() + " read chunks, " + stats.writeChunksUsed()
-                + " write chunks, " + stats.longCalls() + " long calls, " + stats.longReplies() + " long replies, "
-                + stats.remoteInvalidations() + " remote / " + stats.localInvalidations() + " local invalidations, "
-                + stats.errorsSent() + " RDMA_ERROR sent, " + stats.errorsReceived() + " received";
+                + " write chunks, " + stats.longCalls() + " long calls, " + stats.longReplies() + " long replies"
+                + " (chunks carry what does not fit the inline threshold); memory invalidated "
+                + stats.remoteInvalidations() + " times by the server's Send With Invalidate (calls that exposed one"
+                + " chunk) and " + stats.localInvalidations() + " times by the client (calls that exposed several);"
+                + " " + stats.errorsSent() + " RDMA_ERROR sent, " + stats.errorsReceived() + " received";
     }
 }

@@ -1,102 +1,131 @@
 package dev.rpcrdma.samples.nfs4;
 
+import dev.rpcrdma.samples.echo.EchoCommand;
+import picocli.CommandLine;
+
 import java.nio.file.Path;
+import java.util.Locale;
 
 /**
- * The NFS server's command line: transports and ports, listen address, export (in memory by default), lease
- * time, event-loop threads. Mutable while parsed, then read-only; confined to the starting thread.
+ * The NFS server's command line, {@code samples/run-nfs-server [options]}, on picocli like the other samples:
+ * transports and ports, listen address, export (in memory by default), lease time, event-loop threads, RDMA fabric
+ * and what the server advertises. picocli does the syntax (help, version, suggestions for a mistyped option); the
+ * values are checked here into one-line {@link IllegalArgumentException}s naming the option. Mutable while parsed,
+ * then read-only; confined to the starting thread.
  */
+@CommandLine.Command(name = Nfs4Options.NAME, mixinStandardHelpOptions = true, sortOptions = false,
+        versionProvider = Nfs4Options.Version.class,
+        description = {"A small NFSv4.1 server (RFC 5661) on this project's RPC stack, over TCP and/or RPC-over-RDMA.",
+                "Mount it as root on a Linux client: mount -t nfs -o vers=4.1,proto=tcp,port=2049 HOST:/ /mnt",
+                "(over RDMA: -o vers=4.1,proto=rdma,port=20049). Ctrl-C stops it. See samples/README.md."})
 final class Nfs4Options {
+    /** The command's name, as {@code samples/run-nfs-server} is called. */
+    static final String NAME = "run-nfs-server";
+
+    @CommandLine.Option(names = "--transport", paramLabel = "tcp|rdma|both", defaultValue = "tcp",
+            description = "what to listen on (default ${DEFAULT-VALUE}; rdma needs an RDMA device, e.g. Soft-RoCE)")
+    String transport;
+    @CommandLine.Option(names = "--port", paramLabel = "N", defaultValue = "2049",
+            description = "TCP port (default ${DEFAULT-VALUE}; 0 = any free port)")
+    int tcpPort;
+    @CommandLine.Option(names = "--rdma-port", paramLabel = "N", defaultValue = "20049",
+            description = "RPC-over-RDMA port (default ${DEFAULT-VALUE}; 0 = any free port)")
+    int rdmaPort;
+    @CommandLine.Option(names = "--address", paramLabel = "A", defaultValue = "0.0.0.0",
+            description = "listen address (default ${DEFAULT-VALUE}; over RDMA an address of the device's interface)")
+    String address;
+    @CommandLine.Option(names = "--export", paramLabel = "DIR",
+            description = "serve this host directory (default: an in-memory tree, lost at exit)")
+    Path export;
+    @CommandLine.Option(names = "--lease", paramLabel = "SECONDS", defaultValue = "90",
+            description = "lease time in seconds, 1..3600 (default ${DEFAULT-VALUE})")
+    int leaseSeconds;
+    @CommandLine.Option(names = "--threads", paramLabel = "N", defaultValue = "2",
+            description = "event-loop threads per transport, 1..256 (default ${DEFAULT-VALUE})")
+    int threads;
+    @CommandLine.Option(names = "--fabric", paramLabel = "auto|native|software", defaultValue = "auto",
+            description = "RDMA fabric: native = a libibverbs/librdmacm device, software = the in-process model"
+                    + " (this JVM only, so a server refuses it unless named), auto = native if a device is usable"
+                    + " (default ${DEFAULT-VALUE})")
+    String fabric;
+    @CommandLine.Option(names = "--inline", paramLabel = "BYTES", defaultValue = "4096",
+            description = "RPC-over-RDMA inline size advertised, 1024..1048576 (default ${DEFAULT-VALUE})")
+    int inline;
+    @CommandLine.Option(names = "--remote-invalidation", paramLabel = "on|off", defaultValue = "on",
+            description = "offer remote invalidation over RDMA, the R bit of RFC 8797 (default ${DEFAULT-VALUE})")
+    String remoteInvalidationChoice;
+    @CommandLine.Option(names = "--verbose", description = "debug logging and stack traces")
+    boolean verbose;
+
     /** Listen on TCP. */
-    boolean tcp = true;
+    boolean tcp;
     /** Listen on RPC-over-RDMA. */
     boolean rdma;
-    int tcpPort = 2049;
-    int rdmaPort = 20049;
-    String address = "0.0.0.0";
-    /** Host directory to export, or null for the in-memory tree. */
-    Path export;
-    int leaseSeconds = 90;
-    int threads = 2;
-    /** RDMA fabric: auto, native or software. */
-    String fabric = "auto";
-    /** RPC-over-RDMA inline send/receive size this server advertises (RFC 8797). */
-    int inline = 4096;
     /** Whether the server offers remote invalidation (RFC 8797 R bit). */
-    boolean remoteInvalidation = true;
+    boolean remoteInvalidation;
 
-    static final String USAGE = String.join("\n",
-            "usage: run-nfs-server [--transport tcp|rdma|both] [--port N] [--rdma-port N] [--address A]",
-            "                      [--export DIR] [--lease SECONDS] [--threads N] [--fabric auto|native|software]",
-            "                      [--inline BYTES] [--remote-invalidation on|off]",
-            "  --transport  what to listen on (default tcp; rdma needs an RDMA device, e.g. Soft-RoCE)",
-            "  --port       TCP port (default 2049)",
-            "  --rdma-port  RPC-over-RDMA port (default 20049)",
-            "  --address    listen address (default 0.0.0.0)",
-            "  --export     serve this host directory (default: an in-memory tree, lost at exit)",
-            "  --lease      lease time in seconds (default 90)",
-            "  --threads    event-loop threads per transport (default 2)",
-            "  --inline     RPC-over-RDMA inline size advertised (default 4096)",
-            "  --remote-invalidation  offer remote invalidation over RDMA (default on)");
-
-    static Nfs4Options parse(String... args) {
-        Nfs4Options o = new Nfs4Options();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("--help") || a.equals("-h")) {
-                throw new IllegalArgumentException(USAGE);
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException("missing value after " + a + "\n" + USAGE);
-            }
-            String v = args[++i];
-            switch (a) {
-                case "--transport" -> {
-                    switch (v) {
-                        case "tcp" -> {
-                            o.tcp = true;
-                            o.rdma = false;
-                        }
-                        case "rdma" -> {
-                            o.tcp = false;
-                            o.rdma = true;
-                        }
-                        case "both" -> {
-                            o.tcp = true;
-                            o.rdma = true;
-                        }
-                        default -> throw new IllegalArgumentException("--transport: tcp, rdma or both, not " + v);
-                    }
-                }
-                case "--port" -> o.tcpPort = number(a, v, 0, 65535);
-                case "--rdma-port" -> o.rdmaPort = number(a, v, 0, 65535);
-                case "--address" -> o.address = v;
-                case "--export" -> o.export = Path.of(v);
-                case "--lease" -> o.leaseSeconds = number(a, v, 1, 3600);
-                case "--threads" -> o.threads = number(a, v, 1, 256);
-                case "--fabric" -> o.fabric = v;
-                case "--inline" -> o.inline = number(a, v, 1024, 1 << 20);
-                case "--remote-invalidation" -> {
-                    if (!v.equals("on") && !v.equals("off")) {
-                        throw new IllegalArgumentException("--remote-invalidation: on or off, not " + v);
-                    }
-                    o.remoteInvalidation = v.equals("on");
-                }
-                default -> throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
-            }
+    /** {@code --version}: the samples' version, Netty's and the JVM's. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return EchoCommand.version(NAME);
         }
-        return o;
     }
 
-    private static int number(String option, String value, int min, int max) {
+    /** The picocli model over {@code options}. */
+    static CommandLine commandLine(Nfs4Options options) {
+        return new CommandLine(options);
+    }
+
+    /** Parses {@code args} (no help or version); a one-line {@link IllegalArgumentException} on bad usage. */
+    static Nfs4Options parse(String... args) {
+        Nfs4Options o = new Nfs4Options();
         try {
-            int n = Integer.parseInt(value);
-            if (n < min || n > max) {
-                throw new IllegalArgumentException(option + " must be in " + min + ".." + max + ": " + value);
+            commandLine(o).parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            throw new IllegalArgumentException(EchoCommand.usageMessage(e), e);
+        }
+        return o.check();
+    }
+
+    /** Checks the values picocli parsed and derives the flags; this. */
+    Nfs4Options check() {
+        switch (transport.toLowerCase(Locale.ROOT)) {
+            case "tcp" -> {
+                tcp = true;
+                rdma = false;
             }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(option + " needs a number, not " + value);
+            case "rdma" -> {
+                tcp = false;
+                rdma = true;
+            }
+            case "both" -> {
+                tcp = true;
+                rdma = true;
+            }
+            default -> throw new IllegalArgumentException("--transport: tcp, rdma or both, not " + transport);
+        }
+        range("--port", tcpPort, 0, 65535);
+        range("--rdma-port", rdmaPort, 0, 65535);
+        range("--lease", leaseSeconds, 1, 3600);
+        range("--threads", threads, 1, 256);
+        range("--inline", inline, 1024, 1 << 20);
+        if (!fabric.equals("auto") && !fabric.equals("native") && !fabric.equals("software")) {
+            throw new IllegalArgumentException("--fabric: auto, native or software, not " + fabric);
+        }
+        if (!remoteInvalidationChoice.equals("on") && !remoteInvalidationChoice.equals("off")) {
+            throw new IllegalArgumentException("--remote-invalidation: on or off, not " + remoteInvalidationChoice);
+        }
+        remoteInvalidation = remoteInvalidationChoice.equals("on");
+        if (address.isBlank()) {
+            throw new IllegalArgumentException("--address: empty");
+        }
+        return this;
+    }
+
+    private static void range(String option, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(option + " must be in " + min + ".." + max + ": " + value);
         }
     }
 }

@@ -1,7 +1,9 @@
 package dev.rpcrdma.samples.nfs4;
 
+import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
 import dev.rpcrdma.oncrpc.server.RpcDispatcher;
 import dev.rpcrdma.oncrpc.server.RpcProgramRegistry;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcConfig;
@@ -22,9 +24,12 @@ import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +48,10 @@ public final class Nfs4Server implements AutoCloseable {
     private final Nfs4FileSystem fs;
     private final RpcStats rpcStats = new RpcStats();
     private final RpcRdmaStats rdmaStats = new RpcRdmaStats();
+    /** Calls per procedure and errors, for the shutdown summary. */
+    private final RpcMetrics metrics = new RpcMetrics("nfs4", RpcMetrics.Role.SERVER)
+            .register(Nfs4.PROGRAM, Nfs4.VERSION, 0, "NULL")
+            .register(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND, "COMPOUND");
     private final List<EventLoopGroup> groups = new ArrayList<>(2);
     private final List<Channel> listeners = new ArrayList<>(2);
     private InetSocketAddress tcpAddress;
@@ -95,12 +104,23 @@ public final class Nfs4Server implements AutoCloseable {
         return rdmaAddress;
     }
 
-    /** Starts a server from command-line options. */
+    /**
+     * Starts a server from command-line options.
+     *
+     * @throws IllegalArgumentException for bad options (one line naming the option), an export that is not a
+     *         directory, or {@code --transport rdma} with no RDMA device unless {@code --fabric software} is named
+     * @throws IOException when it cannot listen (one line: where, and why)
+     */
     public static Nfs4Server start(String... args) throws IOException {
         return start(Nfs4Options.parse(args));
     }
 
     static Nfs4Server start(Nfs4Options o) throws IOException {
+        if (o.export != null && !Files.isDirectory(o.export)) {
+            throw new IllegalArgumentException("--export " + o.export + ": " + (Files.exists(o.export)
+                    ? "not a directory" : "no such directory"));
+        }
+        Fabric fabric = o.rdma ? RdmaListener.fabric(o.fabric) : null;   // refuses before anything starts
         Nfs4FileSystem fs = o.export != null ? new HostFileSystem(o.export) : new MemoryFileSystem();
         Nfs4Server server = new Nfs4Server(new Nfs4State(o.leaseSeconds, System::nanoTime), fs);
         boolean started = false;
@@ -108,16 +128,17 @@ public final class Nfs4Server implements AutoCloseable {
             RpcProgramRegistry registry = new RpcProgramRegistry().registerNull(Nfs4.PROGRAM, Nfs4.VERSION)
                     .register(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND,
                             new OffLoopProcedure(server.compounds, new CompoundProcessor(server)));
-            RpcDispatcher dispatcher = new RpcDispatcher(registry, server.rpcStats);
+            RpcDispatcher dispatcher = new RpcDispatcher(registry, server.rpcStats, server.metrics);
             if (o.tcp) {
-                server.tcpAddress = server.listen(server.tcpBootstrap(o.threads, dispatcher), o.address, o.tcpPort);
+                server.tcpAddress = server.listen(server.tcpBootstrap(o.threads, dispatcher), o.address, o.tcpPort,
+                        "tcp", "--port");
             }
             if (o.rdma) {
-                EventLoopGroup g = RdmaListener.newGroup(o.threads, RdmaListener.fabric(o.fabric));
+                EventLoopGroup g = RdmaListener.newGroup(o.threads, fabric);
                 server.groups.add(g);
                 server.rdmaAddress = server.listen(RdmaListener.bootstrap(g, dispatcher, server.rdmaStats,
                         o.inline, o.remoteInvalidation),
-                        o.address, o.rdmaPort);
+                        o.address, o.rdmaPort, "rdma, " + fabric.name() + " fabric", "--rdma-port");
             }
             EventLoopGroup timer = server.groups.get(0);
             server.leaseTimer = timer.scheduleAtFixedRate(server::expireLeases, 1, 1, TimeUnit.SECONDS);
@@ -143,13 +164,55 @@ public final class Nfs4Server implements AutoCloseable {
                 .childHandler(new TcpRpcServerInitializer(dispatcher, config).withBackchannel());
     }
 
-    private InetSocketAddress listen(ServerBootstrap b, String address, int port) throws IOException {
+    private InetSocketAddress listen(ServerBootstrap b, String address, int port, String transport,
+                                     String portOption) throws IOException {
         var f = b.bind(new InetSocketAddress(address, port)).awaitUninterruptibly();
         if (!f.isSuccess()) {
-            throw new IOException("cannot listen on " + address + ":" + port + ": " + f.cause(), f.cause());
+            throw new IOException("cannot listen on " + address + ":" + port + " (" + transport + "): "
+                    + bindProblem(f.cause(), portOption), f.cause());
         }
         listeners.add(f.channel());
         return (InetSocketAddress) f.channel().localAddress();
+    }
+
+    /** Why a bind failed, in one line with what to do. */
+    private static String bindProblem(Throwable cause, String portOption) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            String m = String.valueOf(t.getMessage());
+            if (t instanceof BindException || m.contains("in use") || m.contains("EADDRINUSE")) {
+                return m.contains("in use") || m.contains("EADDRINUSE")
+                        ? "the port is already in use (another NFS server, e.g. the kernel's nfsd?): stop it or"
+                        + " choose another " + portOption
+                        : firstLine(m);
+            }
+            if (m.contains("Cannot assign requested address") || m.contains("EADDRNOTAVAIL")
+                    || m.contains("ENODEV")) {
+                return "no interface (or, over RDMA, no RDMA device) has that address: use one of this host's"
+                        + " addresses, or 0.0.0.0";
+            }
+            if (m.contains("Permission denied") || m.contains("EACCES")) {
+                return "permission denied (ports below 1024 need root or CAP_NET_BIND_SERVICE): run as root or"
+                        + " choose another " + portOption;
+            }
+        }
+        return firstLine(String.valueOf(cause));
+    }
+
+    private static String firstLine(String s) {
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
+    /**
+     * The line the command prints when the server stops: how long it ran, its calls by procedure, errors, and what
+     * happened to delegations.
+     */
+    String summary(long nanos) {
+        long nulls = metrics.procedure(Nfs4.PROGRAM, Nfs4.VERSION, 0).calls();
+        long compounds = metrics.procedure(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND).calls();
+        return String.format(Locale.ROOT, "NFSv4.1 server stopped after %.1f s: %d call(s) (%d NULL, %d COMPOUND),"
+                + " %d error(s); delegations %s", nanos / 1e9, metrics.calls(), nulls, compounds, metrics.errors(),
+                delegationStats());
     }
 
     private void expireLeases() {
@@ -184,23 +247,8 @@ public final class Nfs4Server implements AutoCloseable {
         }
     }
 
-    /** Command line: serves until killed. */
-    public static void main(String[] args) throws Exception {
-        Nfs4Options o;
-        try {
-            o = Nfs4Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            System.exit(args.length > 0 && (args[0].equals("--help") || args[0].equals("-h")) ? 0 : 2);
-            return;
-        }
-        Nfs4Server server = start(o);
-        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "nfs4-shutdown"));
-        System.out.println("NFSv4.1 server exporting " + (o.export != null ? o.export.toAbsolutePath()
-                : "an in-memory tree") + (server.tcpAddress != null ? ", TCP " + server.tcpAddress : "")
-                + (server.rdmaAddress != null ? ", RDMA " + server.rdmaAddress : "")
-                + ". Mount: mount -t nfs -o vers=4.1" + (server.tcpAddress != null ? ",proto=tcp,port="
-                + server.tcpAddress.getPort() : ",proto=rdma,port=" + server.rdmaAddress.getPort()) + " HOST:/ DIR");
-        Thread.currentThread().join();
+    /** Command line: serves until stopped (Ctrl-C); see {@link Nfs4Command}. */
+    public static void main(String[] args) {
+        Nfs4Command.main(args);
     }
 }

@@ -12,6 +12,7 @@ import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.header.RpcRdmaLimits;
 import dev.rpcrdma.oncrpc.server.RpcDispatcher;
+import dev.rpcrdma.samples.echo.EchoCommand;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -38,13 +39,18 @@ final class RdmaListener {
         return switch (selector) {
             case "software" -> SoftwareFabric.instance();
             case "native" -> {
-                if (!Rdma.isAvailable()) {
-                    throw new IllegalArgumentException("RDMA is not available here: " + Rdma.unavailabilityCause());
+                if (!Rdma.isAvailable() || Fabrics.findNative() == null) {
+                    throw new IllegalArgumentException("--fabric native: " + EchoCommand.noDeviceReason());
                 }
                 yield Fabrics.findNative();
             }
-            default -> Rdma.isAvailable() && Fabrics.findNative() != null ? Fabrics.findNative()
-                    : SoftwareFabric.instance();
+            // auto: the software fabric only when named (a server there is reachable from this JVM only).
+            default -> {
+                if (!Rdma.isAvailable() || Fabrics.findNative() == null) {
+                    throw new IllegalArgumentException(EchoCommand.softwareFabricRefusal(EchoCommand.noDeviceReason()));
+                }
+                yield Fabrics.findNative();
+            }
         };
     }
 

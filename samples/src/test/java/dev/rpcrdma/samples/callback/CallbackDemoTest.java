@@ -7,8 +7,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,6 +42,15 @@ class CallbackDemoTest {
         assertEquals(m.group(1), m.group(2), out);
         assertEquals(m.group(1), m.group(3), out);
         assertTrue(out.contains("OK: calls went both ways on one connection"), out);
+        // The three rows of the table line up: the route and the figures start in the same column on each.
+        List<String> rows = out.lines().filter(l -> l.startsWith("forward ") || l.startsWith("backward "))
+                .collect(Collectors.toList());
+        assertEquals(3, rows.size(), out);
+        for (String row : rows) {
+            assertEquals(rows.get(0).indexOf(" -> "), row.indexOf(" -> "), out);
+            assertEquals(rows.get(0).indexOf("  ", rows.get(0).indexOf(" -> ")),
+                    row.indexOf("  ", row.indexOf(" -> ")), out);
+        }
     }
 
     /** The number of calls on the line that starts with {@code label}. */

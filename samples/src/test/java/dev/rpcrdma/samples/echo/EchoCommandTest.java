@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -70,7 +71,7 @@ class EchoCommandTest {
         CommandRun r = run("client", "--concurrecny", "4");
         assertEquals(2, r.code);
         assertTrue(r.err.startsWith("run-echo client: unknown option --concurrecny: did you mean "), r.err);
-        assertTrue(r.err.strip().endsWith("--concurrency or --connections? (see run-echo client --help)"), r.err);
+        assertTrue(r.err.strip().endsWith("did you mean --concurrency? (see run-echo client --help)"), r.err);
         assertEquals(1, r.err.lines().count(), r.err);
         r = run("--sise", "1k");
         assertEquals(2, r.code);
@@ -81,16 +82,40 @@ class EchoCommandTest {
     }
 
     @Test
+    void aTransposedOptionGetsTheOptionWithTheSameLetters() {
+        // picocli's ranking proposed --proc for --prot; two letters swapped is the likelier typo.
+        CommandRun r = run("--prot", "1");
+        assertEquals(2, r.code);
+        assertEquals("run-echo demo: unknown option --prot: did you mean --port? (see run-echo demo --help)",
+                r.err.strip());
+        assertEquals(List.of("--port"), EchoCommand.suggestions("--prot=1", List.of("--port", "--proc", "--size")));
+        assertEquals(List.of("--concurrency"), EchoCommand.suggestions("--concurrecny",
+                List.of("--concurrency", "--connections", "--count")));
+        assertEquals(List.of(), EchoCommand.suggestions("--zzzzzz", List.of("--port", "--proc")));
+    }
+
+    @Test
+    void theNoDeviceRefusalIsShortAndFlat() {
+        String line = EchoCommand.softwareFabricRefusal(EchoCommand.noDeviceReason());
+        assertTrue(line.length() < 300, line.length() + ": " + line);
+        int depth = 0;
+        for (char c : line.toCharArray()) {
+            depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+            assertTrue(depth <= 1, "nested parentheses: " + line);
+        }
+    }
+
+    @Test
     void aServerRefusesTheSoftwareFabricUnlessAskedByName() {
         // Loopback: --fabric auto picks the software fabric even where an RDMA device exists.
         CommandRun r = run("server", "--address", "127.0.0.1", "--port", "0");
         assertEquals(2, r.code, r.out + r.err);
         assertEquals(1, r.err.lines().count(), r.err);
-        assertTrue(r.err.startsWith("run-echo server: will not listen on the in-process software fabric, which no"
-                + " other process can reach"), r.err);
-        assertTrue(r.err.contains("127.0.0.1 is a loopback address") || r.err.contains("no usable RDMA device"),
-                r.err);
-        assertTrue(r.err.contains("--transport tcp") && r.err.contains("--fabric software listens anyway"), r.err);
+        assertTrue(r.err.startsWith("run-echo server: " + EchoCommand.softwareFabricRefusal("")
+                .substring(0, 60)), r.err);
+        assertTrue(r.err.contains("127.0.0.1 is a loopback address") || r.err.contains("no RDMA device")
+                || r.err.contains("libibverbs"), r.err);
+        assertTrue(r.err.contains("--transport tcp") && r.err.contains("--fabric software to listen anyway"), r.err);
 
         CommandRun explicit = run("server", "--fabric", "software", "--address", "127.0.0.1", "--port", "0");
         assertEquals(0, explicit.code, explicit.err);

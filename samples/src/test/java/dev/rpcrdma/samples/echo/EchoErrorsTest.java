@@ -129,7 +129,7 @@ class EchoErrorsTest {
     void serverWithoutTheEchoProcedure() throws Exception {
         int port = rpcServer(new RpcProgramRegistry().registerNull(EchoProgram.PROGRAM, EchoProgram.VERSION));
         CommandRun r = client("--transport", "tcp", "--port", Integer.toString(port));
-        assertOneLine(r, "has no ECHO of 4096 B procedure", "PROC_UNAVAIL");
+        assertOneLine(r, "has no ECHO of 1024 B procedure", "PROC_UNAVAIL");
     }
 
     @Test

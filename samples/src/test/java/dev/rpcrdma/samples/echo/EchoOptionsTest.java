@@ -18,7 +18,7 @@ class EchoOptionsTest {
         assertEquals("auto", c.fabric);
         assertEquals(List.of("127.0.0.1"), c.addresses);
         assertEquals(EchoProgram.DEFAULT_PORT, c.port);
-        assertEquals(4096, c.size);
+        assertEquals(1024, c.size, "the default fits the default inline threshold with its headers");
         assertEquals(EchoOptions.DEFAULT_COUNT, c.count);
         assertEquals(1000, c.warmup);
         assertEquals(1, c.concurrency);

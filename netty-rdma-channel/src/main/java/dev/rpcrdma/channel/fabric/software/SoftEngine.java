@@ -14,8 +14,12 @@ import java.util.concurrent.TimeUnit;
  * <p>Unlike a {@code ScheduledThreadPoolExecutor} (a future, an adapter and a queue node per task), handing over a
  * task allocates nothing once the queue has grown to its working depth: queue pairs submit one preallocated
  * {@link Runnable} each, the ready queue is an {@link ArrayDeque}, and the thread sleeps in {@code Object.wait}.
- * Only delayed tasks allocate (their timer entry). The thread is a daemon and lives as long as the JVM, like the
- * one core thread of the executor it replaces.
+ * Only delayed tasks allocate (their timer entry).
+ *
+ * <p>The thread (a daemon) starts with the first task and runs while the fabric has users ({@link #retain()}: the
+ * event loops of {@code RdmaIoHandler}s) or work; once the last user {@linkplain #release() released} it and no
+ * task or timer is left, it ends, and a later task starts a new one. A fabric used directly, without loops, has
+ * its thread end whenever it runs out of work.
  */
 final class SoftEngine {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(SoftEngine.class);
@@ -25,11 +29,64 @@ final class SoftEngine {
     private final PriorityQueue<Timer> timers = new PriorityQueue<>();
     private long timerSequence;
     private boolean sleeping;
+    private final String threadName;
+    /** The engine thread, or null when none runs. Guarded by {@code lock}. */
+    private Thread thread;
+    /** Users that keep the thread alive while idle. Guarded by {@code lock}. */
+    private int users;
 
     SoftEngine(String threadName) {
-        Thread t = new Thread(this::loop, threadName);
-        t.setDaemon(true);
-        t.start();
+        this.threadName = threadName;
+    }
+
+    /** A user (an event loop) keeps the engine thread alive until it {@linkplain #release() releases} it. */
+    void retain() {
+        synchronized (lock) {
+            users++;
+        }
+    }
+
+    /**
+     * Undoes one {@link #retain()}; after the last, the thread ends once it has run what is left, and the caller
+     * waits up to a second for it (unless the caller is the engine thread itself).
+     */
+    void release() {
+        Thread ending = null;
+        synchronized (lock) {
+            if (users == 0) {
+                throw new IllegalStateException("released more often than retained");
+            }
+            if (--users == 0 && thread != null) {
+                ending = thread;
+                if (sleeping) {
+                    lock.notify();
+                }
+            }
+        }
+        if (ending != null && ending != Thread.currentThread()) {
+            try {
+                ending.join(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Whether an engine thread runs (tests). */
+    boolean isRunning() {
+        synchronized (lock) {
+            return thread != null;
+        }
+    }
+
+    /** Starts the thread if none runs. Under {@code lock}. */
+    private void ensureRunning() {
+        if (thread == null) {
+            Thread t = new Thread(this::loop, threadName);
+            t.setDaemon(true);
+            thread = t;
+            t.start();
+        }
     }
 
     /** Runs {@code task} on the engine thread after the tasks submitted before it. */
@@ -39,6 +96,7 @@ final class SoftEngine {
             if (sleeping) {
                 lock.notify();
             }
+            ensureRunning();
         }
     }
 
@@ -50,6 +108,7 @@ final class SoftEngine {
             if (sleeping) {
                 lock.notify();
             }
+            ensureRunning();
         }
     }
 
@@ -62,6 +121,9 @@ final class SoftEngine {
                 logger.debug("software fabric engine interrupted; ignoring");
                 continue;
             }
+            if (task == null) {
+                return;
+            }
             try {
                 task.run();
             } catch (Throwable t) {
@@ -70,6 +132,7 @@ final class SoftEngine {
         }
     }
 
+    /** The next task to run, waiting for it; null when the thread is to end. */
     private Runnable take() throws InterruptedException {
         synchronized (lock) {
             for (;;) {
@@ -82,6 +145,10 @@ final class SoftEngine {
                 Runnable task = ready.poll();
                 if (task != null) {
                     return task;
+                }
+                if (due == null && users == 0) {
+                    thread = null;   // nothing left to do and nobody to wait for: this thread ends
+                    return null;
                 }
                 sleeping = true;
                 try {

@@ -29,7 +29,7 @@ public final class SoftwareFabric implements Fabric {
 
     final Object lock = new Object();
     final SoftDevice device = new SoftDevice(this);
-    /** The "NIC": one thread executes all work requests and delivers CM events. */
+    /** The "NIC": one thread executes all work requests and delivers CM events (while there is work or a loop). */
     final SoftEngine engine = new SoftEngine("rdma-software-fabric");
     /**
      * How long a queue pair that went to error takes to flush its work requests (0: at once). A real device flushes
@@ -133,7 +133,7 @@ public final class SoftwareFabric implements Fabric {
         return false;
     }
 
-    /** A new fabric sharing nothing with {@link #instance()}; its engine thread is a daemon. */
+    /** A new fabric sharing nothing with {@link #instance()}; its engine thread is a daemon that runs while there is work or a loop. */
     public static SoftwareFabric newIsolated() {
         return new SoftwareFabric();
     }
@@ -141,6 +141,23 @@ public final class SoftwareFabric implements Fabric {
     @Override
     public String name() {
         return "software";
+    }
+
+    /** Keeps the engine thread alive while idle until {@link #loopStopped()}. */
+    @Override
+    public void loopStarted() {
+        engine.retain();
+    }
+
+    /** After the last loop stopped, the engine thread ends once it has nothing left to do. */
+    @Override
+    public void loopStopped() {
+        engine.release();
+    }
+
+    /** Whether this fabric's engine thread runs (tests). */
+    boolean engineRunning() {
+        return engine.isRunning();
     }
 
     @Override
