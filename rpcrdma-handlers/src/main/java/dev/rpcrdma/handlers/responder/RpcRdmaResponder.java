@@ -481,12 +481,20 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         } finally {
             reply.release();
         }
+        place(ctx, call, payload, promise);
+    }
+
+    /**
+     * Places and sends the reply {@code payload} (released here) to {@code call} ({@link ReplyPlacement}); a reply
+     * that cannot be built fails its promise and closes the connection (RFC 8166 §4.5.4).
+     */
+    private void place(ChannelHandlerContext ctx, ResponderCall call, XdrPayload payload, ChannelPromise promise) {
         try {
             sendReply(ctx, call, payload, promise);
             recycle(call); // unless its reply memory waits for the Send: then when the Send completed
         } catch (Throwable t) {
             logger.warn("{} could not send the reply to xid {}; closing (RFC 8166 §4.5.4)", ctx.channel(),
-                    Integer.toUnsignedString(xid), t);
+                    Integer.toUnsignedString(call.xid()), t);
             promise.tryFailure(t);
             close(ctx);
         } finally {
@@ -548,18 +556,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
             recycle(call);
             return;
         }
-        XdrPayload payload = locate(ctx, call, m);
-        try {
-            sendReply(ctx, call, payload, promise);
-            recycle(call);
-        } catch (Throwable t) {
-            logger.warn("{} could not send the reply to xid {}; closing (RFC 8166 §4.5.4)", ctx.channel(),
-                    Integer.toUnsignedString(xid), t);
-            promise.tryFailure(t);
-            close(ctx);
-        } finally {
-            payload.release();
-        }
+        place(ctx, call, locate(ctx, call, m), promise);
     }
 
     /**
