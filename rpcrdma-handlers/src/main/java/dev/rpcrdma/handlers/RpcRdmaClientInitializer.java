@@ -117,7 +117,9 @@ public final class RpcRdmaClientInitializer extends ChannelInitializer<Channel> 
         }
         ChannelPipeline p = ch.pipeline();
         p.addLast("rpcRdmaRequester", new RpcRdmaRequester(config, local, connection, stats, rpcStats, service));
-        p.addLast("rpcClient", new RpcClientHandler(rpcStats, defaultTimeout));
+        // A call's declared maximum reply size means what it means over TCP: a larger reply fails the call with
+        // RpcReplyTooLargeException, also when it fits inline (the requester turns ERR_CHUNK into the same).
+        p.addLast("rpcClient", new RpcClientHandler(rpcStats, defaultTimeout).checkReplySize(true));
         if (callbacks != null) {
             p.addLast("rpcCallbacks", callbacks);
         }

@@ -39,6 +39,8 @@ final class RequesterCall implements ChannelFutureListener {
     List<WriteChunk> writeList = List.of();
     int[] writeOffsets = NO_OFFSETS;
     WriteChunk replyChunk;
+    /** The call's own maximum reply size ({@code RpcCall.maxReplySize()}; 0: none declared). */
+    int declaredMaxReply;
     int replyOffset;
     /**
      * What may still reach this call: the requester (while the call is queued or outstanding), its Send's promise

@@ -21,6 +21,7 @@ import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.client.RpcCallFailedEvent;
 import dev.rpcrdma.oncrpc.client.RpcConnectionClosedException;
+import dev.rpcrdma.oncrpc.client.RpcReplyTooLargeException;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.MsgType;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
@@ -348,6 +349,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     private boolean send(ChannelHandlerContext ctx, RequesterCall rpc) {
         OutboundRpcMessage message = rpc.takeMessage();
         RpcCall call = (RpcCall) message.header();
+        rpc.declaredMaxReply = call.maxReplySize();
         try {
             ByteBuf send = reduction.reduce(ctx, thresholds, credits.maxRequests(), call, message, rpc);
             if (send == null) {
@@ -483,8 +485,13 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
                     Integer.toUnsignedString(rpc.xid));
             credits.onReply(header.credits());
             // Reported once: the RPC layer fails this call with the typed exception itself.
-            RpcCallFailedEvent failed = new RpcCallFailedEvent(rpc.xid, new RpcRdmaErrorException(rpc.xid,
-                    header.errorCode(), header.lowVersion(), header.highVersion(), errorDetail(header, rpc)));
+            Throwable cause = new RpcRdmaErrorException(rpc.xid, header.errorCode(), header.lowVersion(),
+                    header.highVersion(), errorDetail(header, rpc));
+            if (RdmaErrorCode.ERR_CHUNK.equals(header.errorCode()) && rpc.declaredMaxReply > 0) {
+                // The call declared its maximum reply size: it fails as the same call fails over TCP.
+                cause = new RpcReplyTooLargeException(rpc.xid, rpc.declaredMaxReply, cause);
+            }
+            RpcCallFailedEvent failed = new RpcCallFailedEvent(rpc.xid, cause);
             rpc.release();
             ctx.fireUserEventTriggered(failed);
             drain(ctx);

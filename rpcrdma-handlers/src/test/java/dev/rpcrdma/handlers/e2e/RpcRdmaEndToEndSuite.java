@@ -498,6 +498,28 @@ abstract class RpcRdmaEndToEndSuite {
         assertEquals(0, serverStats.creditViolations());
     }
 
+    /**
+     * A call's declared maximum reply size means over RDMA what it means over TCP (RpcReplyTooLargeException): a
+     * larger reply that still fits inline fails, and one that fits no chunk (ERR_CHUNK) fails the same way.
+     */
+    @Test
+    void aDeclaredMaximumReplySizeFailsAsOverTcp() throws Exception {
+        start();
+        CallOptions max512 = CallOptions.DEFAULT.withMaxReplySize(512);
+        ExecutionException inline = assertThrows(ExecutionException.class, () -> get(fill(PLAIN_FILL, 1000, max512)));
+        dev.rpcrdma.oncrpc.client.RpcReplyTooLargeException small = assertInstanceOf(
+                dev.rpcrdma.oncrpc.client.RpcReplyTooLargeException.class, inline.getCause(), inline.toString());
+        assertTrue(small.replySize() > 1000 && small.maxReplySize() == 512, small.getMessage());
+        ExecutionException chunk = assertThrows(ExecutionException.class, () -> get(fill(PLAIN_FILL, 20000, max512)));
+        dev.rpcrdma.oncrpc.client.RpcReplyTooLargeException large = assertInstanceOf(
+                dev.rpcrdma.oncrpc.client.RpcReplyTooLargeException.class, chunk.getCause(), chunk.toString());
+        assertEquals(512, large.maxReplySize());
+        assertEquals(RdmaErrorCode.ERR_CHUNK, assertInstanceOf(RpcRdmaErrorException.class, large.getCause()).code());
+        assertTrue(large.getMessage().contains("CallOptions.withMaxReplySize"), large.getMessage());
+        assertEquals(400, get(fill(PLAIN_FILL, 400, max512)).length, "a reply within the maximum still arrives");
+        assertEquals(0, requester().outstandingCalls(), "the credits came back");
+    }
+
     @Test
     void replyOverTheConfiguredMaximumFailsNamingTheSetting() throws Exception {
         start(RpcRdmaConfig.DEFAULT, RpcRdmaConfig.DEFAULT.withMaxReplySize(8192));
