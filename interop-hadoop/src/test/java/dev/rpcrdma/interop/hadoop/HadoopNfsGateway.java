@@ -7,6 +7,8 @@ import dev.rpcrdma.handlers.binding.UpperLayerBinding;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.DefaultEventExecutorGroup;
+import io.netty.util.concurrent.EventExecutorGroup;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.hadoop.hdfs.nfs.conf.NfsConfiguration;
 import org.apache.hadoop.hdfs.nfs.nfs3.Nfs3;
@@ -75,10 +77,15 @@ final class HadoopNfsGateway implements AutoCloseable {
             nfs.startServiceInternal(false);
             RpcRdmaFraming framing = RpcRdmaFraming.of(RpcRdmaConfig.DEFAULT).withBinding(UpperLayerBinding.nfs())
                     .withRecordMarks(true);
+            // Hadoop's NFS program blocks its thread on HDFS (writes wait for the DataNodes): on TCP that thread is a
+            // Netty worker that only reads sockets; on RDMA the channel's loop also reaps the completion queue, so
+            // the program runs on its own executors, as any blocking handler should.
+            EventExecutorGroup hadoop = new DefaultEventExecutorGroup(4);
             Channel rdma = new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
-                    .childHandler(framing.server(p -> p.addLast(RpcUtil.STAGE_RPC_MESSAGE_PARSER, nfs.getRpcProgram(),
-                            RpcUtil.STAGE_RPC_TCP_RESPONSE)))
+                    .childHandler(framing.server(p -> p.addLast(hadoop, RpcUtil.STAGE_RPC_MESSAGE_PARSER,
+                            nfs.getRpcProgram(), RpcUtil.STAGE_RPC_TCP_RESPONSE)))
                     .bind(rdmaAddress).sync().channel();
+            rdma.closeFuture().addListener(f -> hadoop.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS));
             return new HadoopNfsGateway(cluster, nfs, framing, rdma, mountPort, nfsTcpPort);
         } catch (Exception | Error e) {
             cluster.shutdown();
