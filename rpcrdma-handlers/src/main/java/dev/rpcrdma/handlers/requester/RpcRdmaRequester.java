@@ -104,6 +104,8 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     private final CallbackService callbacks;
     /** Null: RPC messages as {@link InboundRpcMessage} / {@link OutboundRpcMessage}; else as {@code ByteBuf}s. */
     private ByteFraming framing;
+    /** Byte framing: the located items of the call being built, (position, length) pairs; reused per call. */
+    private final int[] items = new int[2 * UpperLayerBinding.MAX_ITEMS];
     private volatile InlineThresholds thresholds;
     private boolean inactive;
     private boolean upperLayerWritable = true;
@@ -302,7 +304,6 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
                     + e.getMessage(), e));
             return null;
         }
-        int[] items = new int[2 * UpperLayerBinding.MAX_ITEMS];
         int n;
         try {
             n = framing.binding().callItems(m, items);
