@@ -4,8 +4,6 @@ import dev.rpcrdma.channel.RdmaConnection;
 import dev.rpcrdma.channel.RdmaMemory;
 import dev.rpcrdma.channel.RdmaRead;
 import dev.rpcrdma.channel.RdmaReceive;
-import dev.rpcrdma.channel.RdmaSend;
-import dev.rpcrdma.channel.RdmaWrite;
 import dev.rpcrdma.handlers.ByteFraming;
 import dev.rpcrdma.handlers.RdmaReceiveHandler;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
@@ -19,9 +17,7 @@ import dev.rpcrdma.handlers.header.RdmaProcedure;
 import dev.rpcrdma.handlers.header.RdmaSegment;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderDecoder;
-import dev.rpcrdma.handlers.header.RpcRdmaHeaderEncoder;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderException;
-import dev.rpcrdma.handlers.header.WriteChunk;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
@@ -29,7 +25,6 @@ import dev.rpcrdma.oncrpc.message.MsgType;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
-import dev.rpcrdma.oncrpc.xdr.DdpItem;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
@@ -59,7 +54,8 @@ import java.util.List;
  * registered for local write only, reassembled with their XDR pads ({@link CallReassembly}) and the stream decoded
  * by {@link RpcMessageCodec}; its XID must equal the header's.
  *
- * <p>Outbound: the {@link OutboundRpcMessage} reply of a call received here, placed per {@link ReplyPlacement}.
+ * <p>Outbound ({@link ReplySender}): the {@link OutboundRpcMessage} reply of a call received here, placed per
+ * {@link ReplyPlacement}.
  * DDP-eligible result item i goes into the call's Write chunk i with RDMA Write (RFC 8166 §4.3.2.1); an item whose
  * chunk is empty (RFC 8166 §4.3.2.3) or too small stays inline and that chunk comes back empty or with zero lengths,
  * as does a chunk with no item (RFC 8166 §3.4.6, §4.3.2.2). The rest is sent inline (RDMA_MSG) when it fits the
@@ -95,6 +91,8 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
     private final ByteFraming framing;
     /** Byte framing: the located items of the reply being placed, (position, length) pairs. */
     private final int[] items;
+    /** Builds and posts replies and RDMA_ERRORs. */
+    private final ReplySender replies;
     private ChannelHandlerContext ctx;
     private boolean closed;
 
@@ -136,6 +134,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
         this.decoder = new RpcRdmaHeaderDecoder(config.limits());
         this.credits = new ResponderCredits(config.minGrant(), config.maxGrant());
+        this.replies = new ReplySender(this, thresholds, connection, stats);
     }
 
     /** A responder with no RDMA connection: inline messages only. */
@@ -191,7 +190,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
             if (admit(ctx)) {
                 logger.warn("{} answering {} to xid {}: {}", ctx.channel(), e.action(),
                         Integer.toUnsignedString(e.xid()), e.getMessage());
-                sendError(ctx, e.errorReply(grant(requested)));
+                replies.sendError(ctx, e.errorReply(grant(requested)));
             }
             return;
         }
@@ -210,26 +209,26 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         int xid = header.xid();
         int inline = in.readableBytes();
         if (calls.containsKey(xid)) {
-            errChunk(ctx, header, "a call with this xid is already in progress");
+            replies.errChunk(ctx, header, "a call with this xid is already in progress");
             return;
         }
         CallReassembly plan;
         try {
             plan = CallReassembly.plan(header, inline, config.maxMessageSize());
         } catch (RpcRdmaHeaderException e) {
-            errChunk(ctx, header, e.getMessage());
+            replies.errChunk(ctx, header, e.getMessage());
             return;
         }
         boolean nomsg = RdmaProcedure.RDMA_NOMSG.equals(header.procedure());
         if (!nomsg && (inline < 4 || in.getInt(in.readerIndex()) != xid)) {
             // RFC 8166 §4.5.2: rdma_xid must match the XID of the RPC message.
-            errChunk(ctx, header, inline < 4 ? "no RPC message follows the header"
+            replies.errChunk(ctx, header, inline < 4 ? "no RPC message follows the header"
                     : "rdma_xid differs from the RPC message's xid " + Integer.toUnsignedString(
                     in.getInt(in.readerIndex())));
             return;
         }
         if (!header.readList().isEmpty() && connection == null) {
-            errChunk(ctx, header, "Read chunks need an RDMA connection");
+            replies.errChunk(ctx, header, "Read chunks need an RDMA connection");
             return;
         }
         ResponderCall call = newCall(header, xid, header.credits());
@@ -383,7 +382,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         if (stream.readableBytes() < 4 || stream.getInt(stream.readerIndex()) != xid) {
             stream.release();
             calls.remove(xid);
-            errChunk(ctx, xid, call.credits, "rdma_xid differs from the RPC message's xid (RFC 8166 §4.5.2)");
+            replies.errChunk(ctx, xid, call.credits, "rdma_xid differs from the RPC message's xid (RFC 8166 §4.5.2)");
             return;
         }
         if (framing != null) {
@@ -396,14 +395,14 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         } catch (XdrException e) {
             rpcStats.recordMalformedMessage();
             calls.remove(xid);
-            errChunk(ctx, xid, call.credits, "undecodable RPC message: " + e.getMessage());
+            replies.errChunk(ctx, xid, call.credits, "undecodable RPC message: " + e.getMessage());
             return;
         }
         if (!(message.header() instanceof RpcCall)) {
             message.release();
             calls.remove(xid);
             rpcStats.recordUnexpectedMessage();
-            errChunk(ctx, xid, call.credits, "a responder received an RPC reply");
+            replies.errChunk(ctx, xid, call.credits, "a responder received an RPC reply");
             return;
         }
         call.delivered = true;
@@ -423,7 +422,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
             stream.release();
             calls.remove(xid);
             rpcStats.recordMalformedMessage();
-            errChunk(ctx, xid, call.credits, isCall ? "an RPC call shorter than its fixed header"
+            replies.errChunk(ctx, xid, call.credits, isCall ? "an RPC call shorter than its fixed header"
                     : "a responder received an RPC reply");
             return;
         }
@@ -470,7 +469,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         if (call.header.writeList().isEmpty()) {
             int inline = RpcMessageCodec.inlineLength(reply);
             if (RpcRdmaHeader.MIN_MSG_LENGTH + (long) inline <= thresholds.sendThreshold()) {
-                sendInline(ctx, call, reply, inline, promise);
+                replies.sendInline(ctx, call, reply, inline, promise);
                 recycle(call);
                 return;
             }
@@ -490,7 +489,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
      */
     private void place(ChannelHandlerContext ctx, ResponderCall call, XdrPayload payload, ChannelPromise promise) {
         try {
-            sendReply(ctx, call, payload, promise);
+            replies.sendReply(ctx, call, payload, promise);
             recycle(call); // unless its reply memory waits for the Send: then when the Send completed
         } catch (Throwable t) {
             logger.warn("{} could not send the reply to xid {}; closing (RFC 8166 §4.5.4)", ctx.channel(),
@@ -544,15 +543,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         }
         if (call.header.writeList().isEmpty()
                 && RpcRdmaHeader.MIN_MSG_LENGTH + (long) length <= thresholds.sendThreshold()) {
-            ByteBuf send;
-            try {
-                send = ctx.alloc().directBuffer(RpcRdmaHeader.MIN_MSG_LENGTH + length);
-                RpcRdmaHeaderEncoder.encodePlainMsg(xid, grant(call.credits), send);
-                send.writeBytes(m, m.readerIndex(), length);
-            } finally {
-                m.release();
-            }
-            send(ctx, call.header, send, promise, null);
+            replies.sendInline(ctx, call, m, promise);
             recycle(call);
             return;
         }
@@ -590,205 +581,6 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         return XdrPayload.wrap(ctx.alloc(), m);
     }
 
-    /**
-     * The common reply: the call offered no Write chunk and the reply fits inline, so the transport header and the
-     * RPC message go straight into the Send (one copy, no intermediate stream). Consumes {@code reply}.
-     */
-    private void sendInline(ChannelHandlerContext ctx, ResponderCall call, OutboundRpcMessage reply, int inline,
-                            ChannelPromise promise) {
-        ByteBuf send = null;
-        try {
-            send = ctx.alloc().directBuffer(RpcRdmaHeader.MIN_MSG_LENGTH + inline);
-            RpcRdmaHeaderEncoder.encodePlainMsg(call.xid(), grant(call.credits), send);
-            RpcMessageCodec.writeInline(reply, send);
-        } catch (Throwable t) {
-            if (send != null) {
-                send.release();
-            }
-            logger.warn("{} could not send the reply to xid {}; closing (RFC 8166 §4.5.4)", ctx.channel(),
-                    Integer.toUnsignedString(call.xid()), t);
-            promise.tryFailure(t);
-            close(ctx);
-            return;
-        } finally {
-            reply.release();
-        }
-        send(ctx, call.header, send, promise, null);
-    }
-
-    private void sendReply(ChannelHandlerContext ctx, ResponderCall call, XdrPayload payload,
-                              ChannelPromise promise) throws IOException {
-        RpcRdmaHeader request = call.header;
-        int xid = call.xid();
-        ReplyPlacement placement = new ReplyPlacement(request.writeList(), payload.ddpItems(),
-                payload.inlineLength(), connection != null);
-        int remainder = placement.remainder;
-        int grant = grant(call.credits);
-        RpcRdmaHeader header = RpcRdmaHeader.msg(xid, grant, List.of(), placement.returned, null);
-        WriteChunk replyChunk = request.replyChunk();
-        boolean nomsg;
-        if (header.encodedLength() + (long) remainder <= thresholds.sendThreshold()) {
-            nomsg = false;
-        } else if (connection != null && replyChunk != null && remainder <= replyChunk.totalLength()) {
-            nomsg = true;
-            header = RpcRdmaHeader.nomsg(xid, grant, List.of(), placement.returned,
-                    ReplyPlacement.fill(replyChunk, remainder));
-            stats.recordLongReply();
-        } else {
-            // RFC 8166 §4.5.3: the reply cannot be conveyed; report ERR_CHUNK instead of a broken Send.
-            logger.warn("{} reply to xid {} is {} bytes inline (threshold {}) and the call provided {}; answering "
-                            + "ERR_CHUNK", ctx.channel(), Integer.toUnsignedString(xid), remainder,
-                    thresholds.sendThreshold(), replyChunk == null ? "no Reply chunk"
-                            : "a Reply chunk of only " + replyChunk.totalLength() + " bytes");
-            sendError(ctx, RpcRdmaHeader.errChunk(xid, grant));
-            promise.tryFailure(new IOException("reply of " + remainder + " bytes exceeds the inline threshold "
-                    + thresholds.sendThreshold() + " and no adequate Reply chunk was provided: sent ERR_CHUNK"));
-            return;
-        }
-        int full = placement.full;
-        if (placement.placed == 0 && !nomsg) {
-            ByteBuf send = ctx.alloc().directBuffer(header.encodedLength() + full);
-            RpcRdmaHeaderEncoder.encode(header, send);
-            payload.writeInline(send);
-            send(ctx, request, send, promise, null);
-            return;
-        }
-        if (!nomsg && placement.placed == 1 && placement.items.size() == 1
-                && connection.memoryPool().memoryOf(placement.items.get(0).data()) != null) {
-            sendInPlace(ctx, call, payload, header, placement, promise);
-            return;
-        }
-        // The whole inline stream in the connection's registered memory pool (local access only; nothing is
-        // registered per reply); RDMA Writes push parts of it, written with the Send and flushed once: one chain.
-        // A reply never waits for pool memory: calls being pulled may hold all of it until their replies are sent.
-        // When the pool is exhausted, the region is registered for this reply alone (counted as a memory wait).
-        ByteBuf region = connection.memoryPool().tryAllocate(full + (nomsg ? remainder : 0));
-        RdmaMemory registered = null;
-        if (region == null) {
-            stats.recordMemoryWait();
-            region = ctx.alloc().directBuffer(full + (nomsg ? remainder : 0));
-        }
-        payload.writeInline(region);
-        int[] ranges = placement.inlineRanges();
-        if (nomsg) {
-            for (int i = 0; i < ranges.length; i += 2) {
-                region.writeBytes(region, ranges[i], ranges[i + 1] - ranges[i]);
-            }
-        }
-        RdmaMemory memory = connection.memoryPool().memoryOf(region);
-        int base;
-        if (memory != null) {
-            base = (int) (region.memoryAddress() - memory.address());
-        } else {
-            try {
-                memory = registered = connection.registerMemory(region, 0);
-            } catch (IOException | RuntimeException e) {
-                region.release();
-                throw e;
-            }
-            base = 0;
-        }
-        for (int i = 0; i < placement.candidates; i++) {
-            if (placement.inChunk[i]) {
-                DdpItem item = placement.items.get(i);
-                writeInto(ctx, memory, base + item.position(), item.length(), request.writeList().get(i));
-                stats.recordWriteChunkUsed();
-            }
-        }
-        ByteBuf send;
-        if (nomsg) {
-            writeInto(ctx, memory, base + full, remainder, replyChunk);
-            send = ctx.alloc().directBuffer(header.encodedLength());
-            RpcRdmaHeaderEncoder.encode(header, send);
-        } else {
-            send = ctx.alloc().directBuffer(header.encodedLength() + remainder);
-            RpcRdmaHeaderEncoder.encode(header, send);
-            for (int i = 0; i < ranges.length; i += 2) {
-                send.writeBytes(region, ranges[i], ranges[i + 1] - ranges[i]);
-            }
-        }
-        call.replying(region, registered);
-        send(ctx, request, send, promise, call);
-        return;
-    }
-
-    /**
-     * The reply's one DDP-eligible item already lies in the connection's registered memory pool (typically the data
-     * a Read chunk brought in, echoed or served back; or results the application wrote into
-     * {@code memoryPool().allocator()}): its RDMA Writes go out of it where it is, zero copies (RFC 8166 §3.4.5),
-     * and the Send carries the reduced stream (§3.4.6). The item's buffer is held until the Send, which follows the
-     * Writes on the one send queue, completed.
-     */
-    private void sendInPlace(ChannelHandlerContext ctx, ResponderCall call, XdrPayload payload, RpcRdmaHeader header,
-                             ReplyPlacement placement, ChannelPromise promise) {
-        RpcRdmaHeader request = call.header;
-        DdpItem item = placement.items.get(0);
-        ByteBuf data = item.data();
-        RdmaMemory memory = connection.memoryPool().memoryOf(data);
-        int offset = (int) (data.memoryAddress() + data.readerIndex() - memory.address());
-        // The Send first (nothing is posted if it cannot be built), then the call owns the item's memory before
-        // any Write reads it: the payload is released when this returns, the Writes complete later.
-        ByteBuf send = ctx.alloc().directBuffer(header.encodedLength() + payload.reducedLength());
-        RpcRdmaHeaderEncoder.encode(header, send);
-        payload.writeReduced(send);
-        call.replying(data.retain(), null);
-        writeInto(ctx, memory, offset, item.length(), request.writeList().get(0));
-        stats.recordWriteChunkUsed();
-        stats.recordWriteChunkInPlace();
-        send(ctx, request, send, promise, call);
-    }
-
-    /** RDMA Writes {@code length} bytes at {@code offset} of {@code memory} into the chunk's segments, in order. */
-    private static void writeInto(ChannelHandlerContext ctx, RdmaMemory memory, int offset, int length,
-                                  WriteChunk chunk) {
-        int remaining = length;
-        for (RdmaSegment s : chunk.segments()) {
-            if (remaining == 0) {
-                break;
-            }
-            int n = (int) Math.min(remaining, s.unsignedLength());
-            if (n > 0) {
-                ctx.write(new RdmaWrite(memory, offset, n, s.offset(), s.handle()));
-                offset += n;
-                remaining -= n;
-            }
-        }
-    }
-
-    /** Writes and flushes the reply's Send; {@code memoryOwner} (if any) releases the reply's memory after it. */
-    private void send(ChannelHandlerContext ctx, RpcRdmaHeader request, ByteBuf send, ChannelPromise promise,
-                      ResponderCall memoryOwner) {
-        Object message = send;
-        int rkey = thresholds.remoteInvalidation() ? ReplyPlacement.singleHandle(request) : 0;
-        if (rkey != 0) {
-            // RFC 8797 §4.1: both peers set R; the key belongs to this XID only.
-            message = RdmaSend.withInvalidate(send, rkey);
-            stats.recordRemoteInvalidation();
-        }
-        if (memoryOwner == null) {
-            ctx.writeAndFlush(message, promise); // a void promise stays void: nothing to give back after the Send
-            return;
-        }
-        ChannelPromise p = promise.unvoid();
-        ctx.writeAndFlush(message, p);
-        p.addListener(memoryOwner);
-    }
-
-    private void errChunk(ChannelHandlerContext ctx, RpcRdmaHeader call, String why) {
-        errChunk(ctx, call.xid(), call.credits(), why);
-    }
-
-    private void errChunk(ChannelHandlerContext ctx, int xid, int requested, String why) {
-        logger.warn("{} answering ERR_CHUNK to xid {}: {}", ctx.channel(), Integer.toUnsignedString(xid), why);
-        sendError(ctx, RpcRdmaHeader.errChunk(xid, grant(requested)));
-    }
-
-    private void sendError(ChannelHandlerContext ctx, RpcRdmaHeader error) {
-        stats.recordErrorSent();
-        ByteBuf buf = ctx.alloc().directBuffer(error.encodedLength());
-        RpcRdmaHeaderEncoder.encode(error, buf);
-        ctx.writeAndFlush(buf);
-    }
 
     private boolean admit(ChannelHandlerContext ctx) {
         if (credits.onCallReceived() == ResponderCredits.Admission.EXCEEDED_GRANT) {
@@ -801,7 +593,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         return true;
     }
 
-    private int grant(int requested) {
+    int grant(int requested) {
         int posted = connection != null ? connection.postedReceives() : config.maxGrant();
         if (backward != null) {
             posted -= backward.reserved(); // receives kept for backward replies (draft §2.2.2)
@@ -814,7 +606,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         close(ctx);
     }
 
-    private void close(ChannelHandlerContext ctx) {
+    void close(ChannelHandlerContext ctx) {
         closed = true;
         ctx.close();
     }
