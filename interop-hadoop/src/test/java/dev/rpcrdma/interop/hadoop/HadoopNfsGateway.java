@@ -1,6 +1,11 @@
 package dev.rpcrdma.interop.hadoop;
 
+import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaServerChannel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaFraming;
 import dev.rpcrdma.handlers.binding.UpperLayerBinding;
@@ -31,11 +36,14 @@ final class HadoopNfsGateway implements AutoCloseable {
     final Nfs3 nfs;
     final RpcRdmaFraming framing;
     final Channel rdma;
+    /** The RDMA connections accepted (open ones). */
+    final ChannelGroup connections;
     final int mountPort;
     final int nfsTcpPort;
 
-    private HadoopNfsGateway(MiniDFSCluster cluster, Nfs3 nfs, RpcRdmaFraming framing, Channel rdma, int mountPort,
-                             int nfsTcpPort) {
+    private HadoopNfsGateway(MiniDFSCluster cluster, Nfs3 nfs, RpcRdmaFraming framing, Channel rdma,
+                             ChannelGroup connections, int mountPort, int nfsTcpPort) {
+        this.connections = connections;
         this.cluster = cluster;
         this.nfs = nfs;
         this.framing = framing;
@@ -61,6 +69,10 @@ final class HadoopNfsGateway implements AutoCloseable {
         String user = System.getProperty("user.name");
         config.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, baseDir.getAbsolutePath());
         config.set("fs.permissions.umask-mode", "022");
+        // Every file open for writing reserves a whole block on the DataNode's volume until its stream closes (the
+        // gateway keeps streams open for minutes); with 128 MiB blocks a directory of small files exhausts a VM's
+        // tmpfs and the NameNode refuses new blocks ("could only be written to 0 of the 1 minReplication nodes").
+        config.setLong("dfs.blocksize", 8L << 20);
         config.set(DefaultImpersonationProvider.getTestProvider().getProxySuperuserGroupConfKey(user), "*");
         config.set(DefaultImpersonationProvider.getTestProvider().getProxySuperuserIpConfKey(user), "*");
         ProxyUsers.refreshSuperUserGroupsConfiguration(config);
@@ -81,16 +93,41 @@ final class HadoopNfsGateway implements AutoCloseable {
             // Netty worker that only reads sockets; on RDMA the channel's loop also reaps the completion queue, so
             // the program runs on its own executors, as any blocking handler should.
             EventExecutorGroup hadoop = new DefaultEventExecutorGroup(4);
+            ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+            ChannelInitializer<Channel> server = framing.server(p -> p.addLast(hadoop,
+                    RpcUtil.STAGE_RPC_MESSAGE_PARSER, nfs.getRpcProgram(), RpcUtil.STAGE_RPC_TCP_RESPONSE));
             Channel rdma = new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
-                    .childHandler(framing.server(p -> p.addLast(hadoop, RpcUtil.STAGE_RPC_MESSAGE_PARSER,
-                            nfs.getRpcProgram(), RpcUtil.STAGE_RPC_TCP_RESPONSE)))
+                    .childHandler(new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            connections.add(ch);
+                            ch.pipeline().addLast(server);
+                        }
+                    })
                     .bind(rdmaAddress).sync().channel();
             rdma.closeFuture().addListener(f -> hadoop.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS));
-            return new HadoopNfsGateway(cluster, nfs, framing, rdma, mountPort, nfsTcpPort);
+            return new HadoopNfsGateway(cluster, nfs, framing, rdma, connections, mountPort, nfsTcpPort);
         } catch (Exception | Error e) {
             cluster.shutdown();
             throw e;
         }
+    }
+
+    /** The framing's counters and each open connection's registered memory pool, for a progress line. */
+    String state() {
+        StringBuilder b = new StringBuilder(framing.stats().toString());
+        for (Channel ch : connections) {
+            if (ch instanceof RdmaChannel) {
+                RdmaChannel c = (RdmaChannel) ch;
+                b.append("; ").append(c.remoteAddress()).append(" receives ").append(c.postedReceives());
+                try {
+                    b.append(' ').append(c.memoryPool()).append(" exhaustions ").append(c.memoryPool().exhaustions());
+                } catch (IllegalStateException closed) {
+                    b.append(" closed");
+                }
+            }
+        }
+        return b.toString();
     }
 
     @Override

@@ -49,6 +49,40 @@ class LinuxClientMountsHadoopGatewayTest {
         return s;
     }
 
+    /**
+     * Figures mode only: every 20 s the gateway's counters, its connections' pools and the kernel's RPC-over-RDMA
+     * transport line; a thread dump of the gateway when a minute passed without a new Read chunk.
+     */
+    static Thread monitor(HadoopNfsGateway gateway) {
+        Thread t = new Thread(() -> {
+            long last = -1;
+            int still = 0;
+            try {
+                while (!Thread.currentThread().isInterrupted()) {
+                    Thread.sleep(20_000);
+                    System.out.println("gateway " + java.time.Instant.now() + ": " + gateway.state());
+                    Process p = new ProcessBuilder("sh", "-c", "grep -h -E 'xprt:|^ *(WRITE|COMMIT|GETATTR|READ|ACCESS|LOOKUP):' /proc/self/mountstats; "
+                            + "dmesg | tail -n 3").redirectErrorStream(true).start();
+                    System.out.print(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+                    long reads = gateway.framing.stats().readChunks();
+                    still = reads == last ? still + 1 : 0;
+                    last = reads;
+                    if (still == 3) {
+                        for (java.lang.management.ThreadInfo i : java.lang.management.ManagementFactory
+                                .getThreadMXBean().dumpAllThreads(true, true)) {
+                            System.out.print(i);
+                        }
+                    }
+                }
+            } catch (InterruptedException | IOException e) {
+                // stopped
+            }
+        }, "gateway-monitor");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
     @Test
     @Timeout(value = 40, unit = TimeUnit.MINUTES) // HDFS under emulation: MiniDFSCluster start, 64 MiB (+ dd)
     void theKernelClientMountsHadoopsGatewayOverRdma(@TempDir File dir) throws Exception {
@@ -69,14 +103,15 @@ class LinuxClientMountsHadoopGatewayTest {
                 run(mount + " && grep " + MNT + " /proc/mounts", 600);
                 run("dd if=/dev/urandom of=/tmp/hadoop-64m bs=1M count=64 2>&1 && cp /tmp/hadoop-64m " + MNT
                         + "/big && sync", 1200);
-                run("umount " + MNT + " && " + mount + " && cmp /tmp/hadoop-64m " + MNT + "/big && echo SAME", 1200);
-                run("mkdir " + MNT + "/dir && i=0; while [ $i -lt 20 ]; do echo $i > " + MNT + "/dir/f$i; "
+                run("umount " + MNT + " && " + mount + " && cmp /tmp/hadoop-64m " + MNT + "/big && echo SAME && rm /tmp/hadoop-64m", 1200);
+                run("mkdir " + MNT + "/dir && i=0; while [ $i -lt 20 ]; do echo $i > " + MNT + "/dir/f$i || exit 1; "
                         + "i=$((i+1)); done; ls " + MNT + "/dir | wc -l", 600);
                 String listed = run("ls " + MNT + "/dir | wc -l", 120).trim();
                 assertEquals("20", listed);
                 run("mv " + MNT + "/dir/f0 " + MNT + "/dir/renamed && cat " + MNT + "/dir/renamed && rm " + MNT
                         + "/dir/f1 " + MNT + "/dir/renamed && ls " + MNT + "/dir | wc -l", 300);
                 assertEquals("18", run("ls " + MNT + "/dir | wc -l", 120).trim());
+                assertEquals("19", run("cat " + MNT + "/dir/f19", 120).trim(), "a small file's data in HDFS");
                 String stats = run("sed -n '/" + MNT.replace("/", "\\/") + "/,/^$/p' /proc/self/mountstats"
                         + " | grep 'xprt:'", 60);
                 assertTrue(stats.contains("xprt:\trdma") || stats.contains("xprt: rdma"), stats);
@@ -91,16 +126,20 @@ class LinuxClientMountsHadoopGatewayTest {
                 int mib = Integer.getInteger("hadoop.gateway.dd.mib", 0);
                 if (mib > 0) {
                     run("umount " + MNT, 300);
+                    Thread monitor = monitor(gateway);
                     for (String proto : new String[] {"rdma", "tcp"}) {
                         int port = proto.equals("rdma") ? 20049 : tcpPort;
                         String m = "mount -t nfs -o vers=3,port=" + port + ",proto=" + proto + ",mountport="
                                 + mountPort + ",mountproto=tcp,nolock,addr=" + addr + " " + addr + ":/ " + MNT;
-                        run(m + " && dd if=/dev/zero of=" + MNT + "/dd-" + proto + " bs=1M count=" + mib
-                                + " conv=fsync 2>&1 | tail -1 | sed 's/^/" + proto + " write: /' && umount " + MNT
-                                + " && " + m + " && dd if=" + MNT + "/dd-" + proto + " of=/dev/null bs=1M 2>&1"
-                                + " | tail -1 | sed 's/^/" + proto + " read: /' && rm " + MNT + "/dd-" + proto
-                                + " && umount " + MNT, 3600);
+                        String file = MNT + "/dd-" + proto;
+                        run(m + " && dd if=/dev/zero of=" + file + " bs=1M count=" + mib + " conv=fsync 2>&1"
+                                + " | tail -1 | sed 's/^/" + proto + " write: /' && umount " + MNT + " && " + m
+                                + " && dd if=" + file + " of=/dev/null bs=1M 2>&1 | tail -1 | sed 's/^/" + proto
+                                + " read: /' && stat -c '" + proto + " size: %s' " + file + " && cmp -n "
+                                + ((long) mib << 20) + " /dev/zero " + file + " && rm " + file + " && umount " + MNT,
+                                3600);
                     }
+                    monitor.interrupt();
                 }
             } finally {
                 run("umount " + MNT + " 2>/dev/null || umount -f -l " + MNT + " 2>/dev/null; true", 120);

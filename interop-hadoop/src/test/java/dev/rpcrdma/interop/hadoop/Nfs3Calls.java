@@ -60,6 +60,36 @@ final class Nfs3Calls {
         }, options).get(TIMEOUT, TimeUnit.SECONDS);
     }
 
+    /**
+     * WRITE UNSTABLE, asynchronously: the count the server wrote. {@code data} (owned) goes as a DDP-eligible item,
+     * as the kernel client streams file data.
+     */
+    java.util.concurrent.CompletableFuture<Integer> writeUnstable(byte[] fh, long offset, ByteBuf data) {
+        XdrPayload args = client.newPayload();
+        int count = data.readableBytes();
+        args.writer().writeOpaque(fh).writeHyper(offset).writeInt(count).writeInt(0);
+        args.writeDdpOpaque(data);
+        return client.call(NFS, V3, 7, args, r -> {
+            assertEquals(0, r.readInt(), "WRITE3 status");
+            skipWcc(r);
+            return r.readInt();
+        }, options);
+    }
+
+    /** COMMIT the whole file, retried after NFS3ERR_JUKEBOX (the gateway still writing) as the kernel does. */
+    void commit(byte[] fh) throws Exception {
+        for (int attempt = 0; ; attempt++) {
+            XdrPayload args = client.newPayload();
+            args.writer().writeOpaque(fh).writeHyper(0).writeInt(0);
+            int status = client.call(NFS, V3, 21, args, r -> r.readInt(), options).get(TIMEOUT, TimeUnit.SECONDS);
+            if (status != 10008 || attempt == 600) {
+                assertEquals(0, status, "COMMIT3 status");
+                return;
+            }
+            Thread.sleep(100);
+        }
+    }
+
     /** READ with a Write chunk of {@code count} bytes for the data (RFC 8267: READ3resok data is DDP-eligible). */
     byte[] read(byte[] fh, long offset, int count) throws Exception {
         XdrPayload args = client.newPayload();

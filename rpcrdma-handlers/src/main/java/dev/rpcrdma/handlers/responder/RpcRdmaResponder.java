@@ -37,6 +37,7 @@ import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
 import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -460,10 +461,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         ResponderCall call = calls.remove(xid);
         if (call == null) {
             reply.release();
-            logger.warn("{} dropped a reply to no call in progress: xid {}", ctx.channel(),
-                    Integer.toUnsignedString(xid));
-            promise.tryFailure(new IllegalStateException("no RPC-over-RDMA call with xid "
-                    + Integer.toUnsignedString(xid)));
+            noCall(ctx, xid, promise);
             return;
         }
         if (call.header.writeList().isEmpty()) {
@@ -481,6 +479,25 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
             reply.release();
         }
         place(ctx, call, payload, promise);
+    }
+
+    /**
+     * A reply to {@code xid} found no call in progress: after the connection closed that is every reply still on
+     * its way (the call table went with the connection; the requester retransmits on its next connection, RFC 8166
+     * §4.5.4), logged at debug; before, a reply to no call received here (the upper layer answered twice or made an
+     * xid up), a warning.
+     */
+    private void noCall(ChannelHandlerContext ctx, int xid, ChannelPromise promise) {
+        if (closed) {
+            logger.debug("{} dropped a reply to xid {}: the connection is closed", ctx.channel(),
+                    Integer.toUnsignedString(xid));
+            promise.tryFailure(new ClosedChannelException());
+            return;
+        }
+        logger.warn("{} dropped a reply to no call in progress: xid {}", ctx.channel(),
+                Integer.toUnsignedString(xid));
+        promise.tryFailure(new IllegalStateException("no RPC-over-RDMA call with xid "
+                + Integer.toUnsignedString(xid)));
     }
 
     /**
@@ -535,10 +552,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         ResponderCall call = calls.remove(xid);
         if (call == null) {
             m.release();
-            logger.warn("{} dropped a reply to no call in progress: xid {}", ctx.channel(),
-                    Integer.toUnsignedString(xid));
-            promise.tryFailure(new IllegalStateException("no RPC-over-RDMA call with xid "
-                    + Integer.toUnsignedString(xid)));
+            noCall(ctx, xid, promise);
             return;
         }
         if (call.header.writeList().isEmpty()

@@ -123,6 +123,20 @@ class ByteFramingResponderTest {
     }
 
     @Test
+    void aReplyArrivingAfterTheConnectionClosedFailsAsClosedAndIsReleased() {
+        // An upper layer on its own threads (Hadoop's write-back) answers calls of a connection the client already
+        // dropped: the call table went with it (RFC 8166 §4.5.4: the client retransmits on its next connection).
+        receive(XID, RpcRdmaResponderTest.rpcCall(XID, 0));
+        ((ByteBuf) ch.readInbound()).release();
+        ch.close();
+        ByteBuf late = reply(XID, true);
+        ChannelFuture f = ch.pipeline().writeAndFlush(late);
+        assertInstanceOf(java.nio.channels.ClosedChannelException.class, f.cause());
+        assertEquals(0, late.refCnt());
+        assertNull(ch.readOutbound(), "nothing sent");
+    }
+
+    @Test
     void aReplyInTwoFragmentsIsJoined() throws Exception {
         receive(XID, RpcRdmaResponderTest.rpcCall(XID, 0));
         ((ByteBuf) ch.readInbound()).release();
