@@ -33,7 +33,8 @@ public final class NativeTestDevice {
 
     /** The device's address as given ({@value #ADDRESS_PROPERTY}). */
     public static String host() {
-        return System.getProperty(ADDRESS_PROPERTY, DEFAULT_ADDRESS);
+        String env = System.getenv("VM_RDMA_ADDR");
+        return System.getProperty(ADDRESS_PROPERTY, env != null ? env : DEFAULT_ADDRESS);
     }
 
     /** The device's address, resolved. */
