@@ -71,6 +71,8 @@ final class RdmaEndpoint {
     int sendDepth;
     /** Sends up to this size are posted inline: {@code MAX_INLINE_DATA}, as far as the device granted it. */
     int maxInline;
+    /** SGEs per send work request the queue pair was granted (6 on siw): an inline Send gathers at most that many. */
+    int maxSendSge = 1;
     private int[] freeSendSlots;
     private int freeSendSlotCount;
 
@@ -96,6 +98,7 @@ final class RdmaEndpoint {
                             maxInline, asked);
                 }
                 maxInline = Math.min(asked, q.capabilities().maxInlineData);
+                maxSendSge = Math.max(1, Math.min(sge, q.capabilities().maxSendSge));
                 return q;
             } catch (IOException e) {
                 if (refused == null) {

@@ -314,7 +314,7 @@ final class SendQueue {
             ByteBuf content = send != null ? send.content() : (ByteBuf) msg;
             f.reset(sendOpcode(wr, send));
             int length = content.readableBytes();
-            if (length > 0 && !(length <= ep.maxInline && addInline(wr, content))) {
+            if (length > 0 && !(length <= ep.maxInline && addInline(wr, content, ep.maxSendSge))) {
                 start(wr, seq, signal);
                 sendOpcode(wr, send);
                 int slot = ep.allocateSendSlot();
@@ -419,12 +419,15 @@ final class SendQueue {
         lastPostedSignaled = tail == head || inFlight[Integer.remainderUnsigned(tail - 1, inFlight.length)].signaled;
     }
 
-    /** Adds the content's components as inline SGEs to {@code wr}; false if a component has no memory address. */
-    private static boolean addInline(SendWorkRequest wr, ByteBuf content) {
+    /**
+     * Adds the content's components as inline SGEs to {@code wr}; false if a component has no memory address or there
+     * are more than {@code maxSge} (what the queue pair was granted: 6 on siw) of them.
+     */
+    private static boolean addInline(SendWorkRequest wr, ByteBuf content, int maxSge) {
         int length = content.readableBytes();
         if (content.hasMemoryAddress()) {
             wr.addSge(content.memoryAddress() + content.readerIndex(), length, 0);
-        } else if (content instanceof CompositeByteBuf && content.nioBufferCount() <= SendWorkRequest.MAX_SGE) {
+        } else if (content instanceof CompositeByteBuf && content.nioBufferCount() <= maxSge) {
             CompositeByteBuf c = (CompositeByteBuf) content;
             int offset = c.readerIndex();
             int end = offset + length;
@@ -433,7 +436,7 @@ final class SendQueue {
                 ByteBuf component = c.internalComponent(ci);
                 int componentStart = c.toByteIndex(ci);
                 int n = Math.min(end - offset, component.readableBytes() - (offset - componentStart));
-                if (!component.hasMemoryAddress() || wr.numSge() == SendWorkRequest.MAX_SGE) {
+                if (!component.hasMemoryAddress() || wr.numSge() == maxSge) {
                     return false;
                 }
                 if (n > 0) {
