@@ -258,9 +258,12 @@ final class SendQueue {
         }
     }
 
-    /** At least one work request in this many is signalled, so that the send queue's entries are reclaimed. */
+    /**
+     * At least one work request in this many is signalled, so that the send queue's entries are reclaimed; every one
+     * on iWARP ({@link RdmaEndpoint#signalEverySend}).
+     */
     private int signalInterval() {
-        return Math.max(1, depth / 2);
+        return ep.signalEverySend ? 1 : Math.max(1, depth / 2);
     }
 
     /**
@@ -512,7 +515,8 @@ final class SendQueue {
      * completion, and the flush covers only those still queued. So when the last one posted was unsignalled, a
      * signalled zero-length RDMA Write is posted behind it (into the entry reserved for it): it flushes, and its
      * completion retires everything before it (as the kernel's {@code ib_drain_sq}). Zero length: no memory is
-     * touched even if the queue pair did not go to error. False if it could not be posted.
+     * touched even if the queue pair did not go to error. False if it could not be posted. Never needed on iWARP, where
+     * every request is signalled: siw would not flush a request posted after the state change (siw_verbs.c).
      */
     boolean postDrainMarker() {
         if (inFlight() == 0 || lastPostedSignaled) {
