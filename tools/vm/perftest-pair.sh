@@ -11,20 +11,23 @@
 # benchmarks measure round-trip time but report half of that as one-way latency"); t_typical is the median.
 # Returns 1 (after printing the server's output) when either side fails.
 
-# -x 1: GID index 1 is the RoCE v2 GID of the IPv4 address; -F: do not fail on CPU-frequency warnings.
+# -x 1: GID index 1 is the RoCE v2 GID of the IPv4 address (RoCE); -R: connect through the RDMA-CM (iWARP); -F: do not fail on CPU-frequency warnings.
 # The server may take more than a second to listen on a loaded host: the client retries a refused connection.
 # Each side is bounded by `timeout` so that a lost peer cannot hang the VM until its own timeout.
 perftest_pair() {
-  local tool=$1 dev=${VM_RDMA_DEVICE:-rxe0} addr=${VM_RDMA_ADDR:-192.0.2.1} server attempt ok=
+  local tool=$1 dev=${VM_RDMA_DEVICE:-rxe0} addr=${VM_RDMA_ADDR:-192.0.2.1} server attempt ok= conn
   shift
+  # iWARP (siw, node type RNIC) has no GIDs to pick and connects only through the RDMA-CM (-R).
+  conn=(-x 1)
+  grep -q RNIC "/sys/class/infiniband/$dev/node_type" 2>/dev/null && conn=(-R)
   PERFTEST_FIGURES=
   echo
   echo "=== $tool $*"
-  timeout 300 "$tool" -d "$dev" -x 1 -F "$@" >/tmp/perftest-server.out 2>&1 &
+  timeout 300 "$tool" -d "$dev" "${conn[@]}" -F "$@" >/tmp/perftest-server.out 2>&1 &
   server=$!
   for attempt in 1 2 3 4 5 6 7 8 9 10; do
     sleep 1
-    if timeout 300 "$tool" -d "$dev" -x 1 -F "$@" "$addr" >/tmp/perftest-client.out 2>&1; then
+    if timeout 300 "$tool" -d "$dev" "${conn[@]}" -F "$@" "$addr" >/tmp/perftest-client.out 2>&1; then
       ok=1; break
     fi
     grep -q "Couldn't connect" /tmp/perftest-client.out || break

@@ -149,6 +149,11 @@ final class CmConnection {
             case CmEventType.ROUTE_RESOLVED:
                 try {
                     channel.setUpEndpoint();
+                    // Handlers may adapt the connect request's private data to the device (e.g. the RFC 8797 R bit).
+                    channel.pipeline().fireUserEventTriggered(RdmaDeviceResolvedEvent.INSTANCE);
+                    if (!channel.isOpen()) {
+                        break;
+                    }
                     channel.state = ConnectionState.CONNECTING;
                     channel.cmId.connect(channel.config().connectionParameters(channel.config().privateData()));
                 } catch (Throwable t) {

@@ -4,6 +4,7 @@ import dev.rpcrdma.channel.fabric.CmEvent;
 import dev.rpcrdma.channel.fabric.CmEventChannel;
 import dev.rpcrdma.channel.fabric.CmId;
 import dev.rpcrdma.channel.fabric.CompletionArray;
+import dev.rpcrdma.channel.fabric.VerbsDevice;
 import dev.rpcrdma.channel.fabric.WcFlags;
 import dev.rpcrdma.channel.fabric.WcStatus;
 import io.netty.buffer.ByteBuf;
@@ -111,6 +112,12 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     /** The loop is terminating: the close finishes without the executor ({@link RdmaIoHandle#terminate}). */
     private boolean terminating;
     private boolean terminatingWasActive;
+    /**
+     * The device (its capabilities, queried once per device by the fabric), kept so that capability questions from
+     * any thread never touch a CM id that may be destroyed: set from the connect request (accepted channels) or when
+     * the route is resolved (clients).
+     */
+    private volatile VerbsDevice device;
 
     /** A client channel (for {@code Bootstrap.channel(RdmaChannel.class)}). */
     public RdmaChannel() {
@@ -124,6 +131,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         passive = true;
         cmId = id;
         cmEvents = events;
+        device = id.device();
         id.context(this);
         peerPrivateData = requestPrivateData.clone();
         local = id.localAddress();
@@ -261,6 +269,32 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         return localInvalidate;
     }
 
+    /** From the device's {@code ibv_query_device} answer; false while no device is known. Any thread. */
+    @Override
+    public boolean memoryWindowsSupported() {
+        VerbsDevice d = device();
+        return d != null && d.memoryWindows();
+    }
+
+    /** True on iWARP devices. Any thread. */
+    @Override
+    public boolean readSinkNeedsRemoteWrite() {
+        VerbsDevice d = device();
+        return d != null && d.iwarp();
+    }
+
+    /** From the device; false while no device is known. Any thread. */
+    @Override
+    public boolean remoteInvalidationSupported() {
+        VerbsDevice d = device();
+        return d != null && d.remoteInvalidationReported();
+    }
+
+    /** The device the connection runs on, once known (address resolved or connect request received), else null. */
+    private VerbsDevice device() {
+        return device;
+    }
+
     MemoryRegistry registry() {
         return registry;
     }
@@ -306,7 +340,8 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         int sharedDepth = passive ? parent().config().sharedReceiveQueueDepth() : 0;
         RdmaEndpoint e = RdmaEndpoint.create(cmId, config, config.getAllocator(), ioHandler, this, channelId,
                 sharedDepth);
-        localInvalidate = !cmId.device().localInvalidateBreaksWindows();
+        device = cmId.device();
+        localInvalidate = !device.localInvalidateBreaksWindows();
         e.pool = new RdmaMemoryPool(this, e.pd, config.getAllocator(), eventLoop(), config.memoryPoolSlabSize(),
                 config.memoryPoolMaxBytes());
         ep = e;

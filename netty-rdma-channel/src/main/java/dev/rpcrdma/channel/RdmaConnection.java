@@ -39,6 +39,33 @@ public interface RdmaConnection {
      */
     boolean localInvalidateSupported();
 
+    /**
+     * Whether the connection's device has type-2 memory windows ({@code ibv_query_device}: {@code max_mw > 0} and the
+     * type-2 capability). Where it has none (siw), expose memory by registering it per use
+     * ({@link #registerMemory}) and deregister it before the memory is reused.
+     */
+    default boolean memoryWindowsSupported() {
+        return true;
+    }
+
+    /**
+     * Whether the sink of an RDMA Read must be registered with remote write access: iWARP devices (the Read Response
+     * is a tagged message aimed at the sink, RFC 5040 §4.4). Then register each sink on its own (per Read), so the key
+     * the peer learns reaches that sink only.
+     */
+    default boolean readSinkNeedsRemoteWrite() {
+        return false;
+    }
+
+    /**
+     * Whether the device reports a Send With Invalidate in the receive completion and invalidates only the window it
+     * names ({@link dev.rpcrdma.channel.fabric.VerbsDevice#remoteInvalidationReported()}): only then may remote
+     * invalidation be offered to the peer (RFC 8797 §4.1, the R bit).
+     */
+    default boolean remoteInvalidationSupported() {
+        return true;
+    }
+
     /** Allocates a type-2 memory window on the connection's protection domain. */
     RdmaMemoryWindow allocateMemoryWindow() throws IOException;
 

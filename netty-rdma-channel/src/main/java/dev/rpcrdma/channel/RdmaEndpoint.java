@@ -71,6 +71,14 @@ final class RdmaEndpoint {
     int sendDepth;
     /** Sends up to this size are posted inline: {@code MAX_INLINE_DATA}, as far as the device granted it. */
     int maxInline;
+    /** SGEs per send work request the queue pair was granted (6 on siw): an inline Send gathers at most that many. */
+    int maxSendSge = 1;
+    /**
+     * Signal every send work request (iWARP): siw flushes only what is posted when the queue pair goes to error, so
+     * the drain marker that close posts behind an unsignalled last Send would never come back; with every request
+     * signalled no marker is needed and the flush at the state change retires everything.
+     */
+    boolean signalEverySend;
     private int[] freeSendSlots;
     private int freeSendSlotCount;
 
@@ -96,6 +104,7 @@ final class RdmaEndpoint {
                             maxInline, asked);
                 }
                 maxInline = Math.min(asked, q.capabilities().maxInlineData);
+                maxSendSge = Math.max(1, Math.min(sge, q.capabilities().maxSendSge));
                 return q;
             } catch (IOException e) {
                 if (refused == null) {
@@ -128,6 +137,7 @@ final class RdmaEndpoint {
             ep.receiveBufferSize = config.receiveBufferSize();
             ep.sendSlotSize = config.maxSendSize();
             ep.maxInline = config.maxInlineData();
+            ep.signalEverySend = device.iwarp();
             if (sharedDepth == 0) {
                 slabBytes(ep.receiveQueueSize + config.receiveSpareBuffers(), ep.receiveBufferSize,
                         "receive", "RECEIVE_QUEUE_DEPTH, RECEIVE_SPARE_BUFFERS or RECEIVE_BUFFER_SIZE");

@@ -258,9 +258,12 @@ final class SendQueue {
         }
     }
 
-    /** At least one work request in this many is signalled, so that the send queue's entries are reclaimed. */
+    /**
+     * At least one work request in this many is signalled, so that the send queue's entries are reclaimed; every one
+     * on iWARP ({@link RdmaEndpoint#signalEverySend}).
+     */
     private int signalInterval() {
-        return Math.max(1, depth / 2);
+        return ep.signalEverySend ? 1 : Math.max(1, depth / 2);
     }
 
     /**
@@ -314,7 +317,7 @@ final class SendQueue {
             ByteBuf content = send != null ? send.content() : (ByteBuf) msg;
             f.reset(sendOpcode(wr, send));
             int length = content.readableBytes();
-            if (length > 0 && !(length <= ep.maxInline && addInline(wr, content))) {
+            if (length > 0 && !(length <= ep.maxInline && addInline(wr, content, ep.maxSendSge))) {
                 start(wr, seq, signal);
                 sendOpcode(wr, send);
                 int slot = ep.allocateSendSlot();
@@ -419,12 +422,15 @@ final class SendQueue {
         lastPostedSignaled = tail == head || inFlight[Integer.remainderUnsigned(tail - 1, inFlight.length)].signaled;
     }
 
-    /** Adds the content's components as inline SGEs to {@code wr}; false if a component has no memory address. */
-    private static boolean addInline(SendWorkRequest wr, ByteBuf content) {
+    /**
+     * Adds the content's components as inline SGEs to {@code wr}; false if a component has no memory address or there
+     * are more than {@code maxSge} (what the queue pair was granted: 6 on siw) of them.
+     */
+    private static boolean addInline(SendWorkRequest wr, ByteBuf content, int maxSge) {
         int length = content.readableBytes();
         if (content.hasMemoryAddress()) {
             wr.addSge(content.memoryAddress() + content.readerIndex(), length, 0);
-        } else if (content instanceof CompositeByteBuf && content.nioBufferCount() <= SendWorkRequest.MAX_SGE) {
+        } else if (content instanceof CompositeByteBuf && content.nioBufferCount() <= maxSge) {
             CompositeByteBuf c = (CompositeByteBuf) content;
             int offset = c.readerIndex();
             int end = offset + length;
@@ -433,7 +439,7 @@ final class SendQueue {
                 ByteBuf component = c.internalComponent(ci);
                 int componentStart = c.toByteIndex(ci);
                 int n = Math.min(end - offset, component.readableBytes() - (offset - componentStart));
-                if (!component.hasMemoryAddress() || wr.numSge() == SendWorkRequest.MAX_SGE) {
+                if (!component.hasMemoryAddress() || wr.numSge() == maxSge) {
                     return false;
                 }
                 if (n > 0) {
@@ -509,7 +515,8 @@ final class SendQueue {
      * completion, and the flush covers only those still queued. So when the last one posted was unsignalled, a
      * signalled zero-length RDMA Write is posted behind it (into the entry reserved for it): it flushes, and its
      * completion retires everything before it (as the kernel's {@code ib_drain_sq}). Zero length: no memory is
-     * touched even if the queue pair did not go to error. False if it could not be posted.
+     * touched even if the queue pair did not go to error. False if it could not be posted. Never needed on iWARP, where
+     * every request is signalled: siw would not flush a request posted after the state change (siw_verbs.c).
      */
     boolean postDrainMarker() {
         if (inFlight() == 0 || lastPostedSignaled) {

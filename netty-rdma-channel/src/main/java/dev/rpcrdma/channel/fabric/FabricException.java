@@ -14,6 +14,7 @@ public class FabricException extends IOException {
     public static final int ENOMEM = 12;
     public static final int EBUSY = 16;
     public static final int EINVAL = 22;
+    public static final int EOPNOTSUPP = 95;
     public static final int EADDRINUSE = 98;
     public static final int EADDRNOTAVAIL = 99;
     public static final int ECONNREFUSED = 111;

@@ -11,6 +11,44 @@ public interface VerbsDevice {
     /** Largest number of scatter/gather elements per work request. */
     int maxSge();
 
+    /**
+     * Largest number of scatter/gather elements of an RDMA Read's sink ({@code max_sge_rd}; 1 on siw, whose kernel
+     * silently ignores further Read SGEs: siw_qp_tx.c). Default: {@link #maxSge()}.
+     */
+    default int maxSgeRd() {
+        return maxSge();
+    }
+
+    /**
+     * Whether the device has type-2 memory windows ({@code max_mw > 0} and {@code IBV_DEVICE_MEM_WINDOW_TYPE_2A/2B}
+     * from {@code ibv_query_device}): rxe and most RoCE/IB hardware do; siw does not ({@code max_mw} 0,
+     * {@code IBV_WR_BIND_MW} is {@code EINVAL}). Without them, memory is exposed through per-use memory regions.
+     */
+    default boolean memoryWindows() {
+        return true;
+    }
+
+    /**
+     * Whether the device speaks iWARP ({@code IBV_TRANSPORT_IWARP}, e.g. siw): the sink of an RDMA Read is written by
+     * the peer's Read Response, a tagged message aimed at the sink's STag, so iWARP hardware requires remote write
+     * access on it (RFC 5040 §4.4, RDMA Read Request carries the Data Sink STag); and the active side must send the
+     * first message (RFC 6581 "enhanced MPA": a responder's message racing the MPA reply fails the connection).
+     */
+    default boolean iwarp() {
+        return false;
+    }
+
+    /**
+     * Whether a Send With Invalidate aimed at one of this device's keys is reported in the receive completion
+     * ({@code IBV_WC_WITH_INV} with the invalidated rkey) and invalidates only the window it names: true with type-2
+     * windows on an InfiniBand/RoCE transport. siw's user completions never report it, and there a remote
+     * invalidation kills any STag of the protection domain, memory regions included (siw_qp_rx.c
+     * siw_invalidate_stag): remote invalidation (RFC 8797's R bit) is not offered there.
+     */
+    default boolean remoteInvalidationReported() {
+        return memoryWindows() && !iwarp();
+    }
+
     /** Largest number of outstanding work requests per queue. */
     int maxQpWr();
 

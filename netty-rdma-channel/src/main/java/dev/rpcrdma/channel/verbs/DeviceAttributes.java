@@ -1,8 +1,9 @@
 package dev.rpcrdma.channel.verbs;
 
 /**
- * The fields of {@code struct ibv_device_attr} ({@link Verbs#queryDevice(long)}) that matter to the transport:
- * queue and SGE limits, RDMA READ depths ({@code max_qp_rd_atom} = responder resources, {@code
+ * The fields of {@code struct ibv_device_attr} ({@link Verbs#queryDevice(long)}) that matter to the transport, and
+ * the device's transport type ({@code ibv_device.transport_type}): queue and SGE limits (per work request and per RDMA
+ * Read sink), RDMA READ depths ({@code max_qp_rd_atom} = responder resources, {@code
  * max_qp_init_rd_atom} = initiator depth) and memory window support.
  */
 public record DeviceAttributes(
@@ -15,13 +16,15 @@ public record DeviceAttributes(
         int maxQpWr,
         int deviceCapFlags,
         int maxSge,
+        int maxSgeRd,
         int maxCqe,
         int maxMr,
         int maxPd,
         int maxQpRdAtom,
         int maxQpInitRdAtom,
         int maxMw,
-        int physPortCnt) {
+        int physPortCnt,
+        int transportType) {
 
     /** rxe reports this vendor id ({@code RXE_VENDOR_ID}). */
     static final int SOFT_ROCE_VENDOR_ID = 0xFFFFFF;
@@ -40,6 +43,11 @@ public record DeviceAttributes(
      */
     public int wcWithInvalidateFlag() {
         return isSoftRoce() ? Verbs.SOFT_ROCE_WC_WITH_INV : IbvConstants.IBV_WC_WITH_INV;
+    }
+
+    /** Whether the device's transport is iWARP ({@code ibv_device.transport_type}), e.g. Soft-iWARP (siw). */
+    public boolean isIwarp() {
+        return transportType == IbvConstants.IBV_TRANSPORT_IWARP;
     }
 
     /** Whether the device supports type-2 memory windows (bind by work request, remote invalidation). */

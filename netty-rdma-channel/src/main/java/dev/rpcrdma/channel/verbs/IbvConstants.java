@@ -7,6 +7,10 @@ public final class IbvConstants {
     private IbvConstants() {
     }
 
+    // enum ibv_transport_type
+    public static final int IBV_TRANSPORT_IB = 0;
+    public static final int IBV_TRANSPORT_IWARP = 1;
+
     // enum ibv_access_flags
     public static final int IBV_ACCESS_LOCAL_WRITE = 1;
     public static final int IBV_ACCESS_REMOTE_WRITE = 1 << 1;

@@ -10,6 +10,17 @@ final class IbvLayouts {
     }
 
     /** {@code struct ibv_context}, with the {@code ops} function pointers used for the static inline verbs. */
+    /** {@code struct ibv_device} (what {@code ibv_context.device} points to). */
+    public static final class IbvDevice {
+        /** {@code enum ibv_node_type node_type} ({@code IBV_NODE_RNIC} 4 for iWARP). */
+        public static final int NODE_TYPE = 16;
+        /** {@code enum ibv_transport_type transport_type} ({@code IBV_TRANSPORT_IB} 0, {@code _IWARP} 1). */
+        public static final int TRANSPORT_TYPE = 20;
+
+        private IbvDevice() {
+        }
+    }
+
     public static final class IbvContext {
         public static final int DEVICE = 0;
         /** {@code ops.alloc_mw}: {@code struct ibv_mw *(*)(struct ibv_pd *, enum ibv_mw_type)}. */
@@ -261,6 +272,7 @@ final class IbvLayouts {
         public static final int MAX_QP_WR = 112;
         public static final int DEVICE_CAP_FLAGS = 116;
         public static final int MAX_SGE = 120;
+        public static final int MAX_SGE_RD = 124;
         public static final int MAX_CQE = 132;
         public static final int MAX_MR = 136;
         public static final int MAX_PD = 140;

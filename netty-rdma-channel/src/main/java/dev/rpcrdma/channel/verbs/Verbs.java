@@ -156,13 +156,15 @@ public final class Verbs {
                 b.getInt(IbvDeviceAttr.MAX_QP_WR),
                 b.getInt(IbvDeviceAttr.DEVICE_CAP_FLAGS),
                 b.getInt(IbvDeviceAttr.MAX_SGE),
+                b.getInt(IbvDeviceAttr.MAX_SGE_RD),
                 b.getInt(IbvDeviceAttr.MAX_CQE),
                 b.getInt(IbvDeviceAttr.MAX_MR),
                 b.getInt(IbvDeviceAttr.MAX_PD),
                 b.getInt(IbvDeviceAttr.MAX_QP_RD_ATOM),
                 b.getInt(IbvDeviceAttr.MAX_QP_INIT_RD_ATOM),
                 b.getInt(IbvDeviceAttr.MAX_MW),
-                attr[IbvDeviceAttr.PHYS_PORT_CNT] & 0xFF);
+                attr[IbvDeviceAttr.PHYS_PORT_CNT] & 0xFF,
+                IO.getInt(IO.getAddress(context + IbvContext.DEVICE) + IbvLayouts.IbvDevice.TRANSPORT_TYPE));
     }
 
     // ---------------------------------------------------------------- protection domains, memory

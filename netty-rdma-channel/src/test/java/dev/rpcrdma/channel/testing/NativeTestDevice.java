@@ -10,7 +10,8 @@ import java.net.UnknownHostException;
 /**
  * The RDMA device the {@code Native*} suites of every module run on in the VM stage ({@code tools/vm/run-rdma-tests}):
  * skips a test where the native fabric is not usable, and names the address on the device,
- * {@code -D}{@value #ADDRESS_PROPERTY} (default {@value #DEFAULT_ADDRESS}, the VM's dummy0 under Soft-RoCE).
+ * {@code -D}{@value #ADDRESS_PROPERTY}, else {@code $VM_RDMA_ADDR} (the provider's address the VM stage runs the suites
+ * on: 192.0.2.1 for rxe0, 198.51.100.1 for siw0), else {@value #DEFAULT_ADDRESS} (the VM's dummy0 under Soft-RoCE).
  * Shared with other modules through this module's test-jar. Stateless; safe from any thread.
  */
 public final class NativeTestDevice {
@@ -31,9 +32,10 @@ public final class NativeTestDevice {
                 + " RDMA device); " + skipReason);
     }
 
-    /** The device's address as given ({@value #ADDRESS_PROPERTY}). */
+    /** The device's address as given ({@value #ADDRESS_PROPERTY}, else {@code $VM_RDMA_ADDR}). */
     public static String host() {
-        return System.getProperty(ADDRESS_PROPERTY, DEFAULT_ADDRESS);
+        String env = System.getenv("VM_RDMA_ADDR");
+        return System.getProperty(ADDRESS_PROPERTY, env != null ? env : DEFAULT_ADDRESS);
     }
 
     /** The device's address, resolved. */

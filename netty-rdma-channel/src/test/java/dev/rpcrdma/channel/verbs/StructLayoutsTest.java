@@ -37,6 +37,8 @@ class StructLayoutsTest {
     private static final Map<String, String> LAYOUTS = new LinkedHashMap<>();
 
     static {
+        off("IbvDevice.NODE_TYPE", "ibv_device", "node_type");
+        off("IbvDevice.TRANSPORT_TYPE", "ibv_device", "transport_type");
         off("IbvContext.DEVICE", "ibv_context", "device");
         off("IbvContext.OPS_ALLOC_MW", "ibv_context", "ops.alloc_mw");
         off("IbvContext.OPS_DEALLOC_MW", "ibv_context", "ops.dealloc_mw");
@@ -169,6 +171,7 @@ class StructLayoutsTest {
         off("IbvDeviceAttr.MAX_QP_WR", "ibv_device_attr", "max_qp_wr");
         off("IbvDeviceAttr.DEVICE_CAP_FLAGS", "ibv_device_attr", "device_cap_flags");
         off("IbvDeviceAttr.MAX_SGE", "ibv_device_attr", "max_sge");
+        off("IbvDeviceAttr.MAX_SGE_RD", "ibv_device_attr", "max_sge_rd");
         off("IbvDeviceAttr.MAX_CQE", "ibv_device_attr", "max_cqe");
         off("IbvDeviceAttr.MAX_MR", "ibv_device_attr", "max_mr");
         off("IbvDeviceAttr.MAX_PD", "ibv_device_attr", "max_pd");

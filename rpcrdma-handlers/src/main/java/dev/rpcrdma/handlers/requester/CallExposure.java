@@ -10,6 +10,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.Future;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 
 import java.io.IOException;
 
@@ -30,14 +32,26 @@ import java.io.IOException;
  * ended, and a window is cached only after it did, so a window is never re-bound while the peer may hold its rkey.
  * A completion still pending holds its call (retained), so a call object is reused only after all of them ran.
  *
+ * <p>On a device without memory windows ({@code RdmaConnection.memoryWindowsSupported()} false: siw, whose
+ * {@code max_mw} is 0) each region is instead a memory region registered for this RPC over exactly that buffer with
+ * exactly those rights ({@code ibv_reg_mr}), and {@link #finish} deregisters it ({@code ibv_dereg_mr}: the key is
+ * dead when it returns) before the buffer goes back to the pool. The guarantee is the same (the peer reaches only
+ * this RPC's buffers, and only until the reply or the call's end); the cost is two system calls and the pinning of
+ * the buffer's pages per exposed region instead of a bind work request, so only RPCs with chunks (large payloads)
+ * pay it. Remote invalidation is not offered on such devices (siw never reports it, and it would kill any key of
+ * the protection domain), so every region is deregistered locally.
+ *
  * <p>Event-loop confined.
  */
 final class CallExposure {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(CallExposure.class);
 
-    /** One pool buffer and the window that exposes it. */
+    /** One pool buffer and the window (or, without windows, the per-RPC memory region) that exposes it. */
     static final class Region {
         final ByteBuf buffer;
         final RdmaMemoryWindow window;
+        /** The memory region registered for this RPC where the device has no windows (then window is null). */
+        final RdmaMemory registered;
         final int rkey;
         final long address;
         /** The bind work request: the window is never released while its bind may still be posted. */
@@ -46,9 +60,19 @@ final class CallExposure {
         Region(ByteBuf buffer, RdmaMemoryWindow window, int rkey, long address, ChannelFuture bind) {
             this.buffer = buffer;
             this.window = window;
+            this.registered = null;
             this.rkey = rkey;
             this.address = address;
             this.bind = bind;
+        }
+
+        Region(ByteBuf buffer, RdmaMemory registered) {
+            this.buffer = buffer;
+            this.window = null;
+            this.registered = registered;
+            this.rkey = registered.rkey();
+            this.address = registered.address();
+            this.bind = null;
         }
     }
 
@@ -75,6 +99,16 @@ final class CallExposure {
         this.ctx = ctx;
         this.connection = connection;
         this.windows = windows;
+        if (!connection.memoryWindowsSupported()) {
+            RdmaMemory registered;
+            try {
+                registered = connection.registerMemory(buffer, access);
+            } catch (IOException | RuntimeException e) {
+                buffer.release();
+                throw e;
+            }
+            return new Region(buffer, registered);
+        }
         RdmaMemoryWindow window;
         RdmaMemory memory;
         try {
@@ -135,6 +169,17 @@ final class CallExposure {
     private ChannelFuture finish(Region r, boolean replied, boolean invalidated, int invalidatedRkey,
                                  RpcRdmaStats stats) {
         if (r == null) {
+            return null;
+        }
+        if (r.registered != null) {
+            // No windows: the per-RPC region is deregistered (its key dies) before the buffer may be reused.
+            stats.recordLocalInvalidation();
+            r.registered.deregister().addListener(f -> {
+                if (!f.isSuccess()) {
+                    logger.debug("{}: deregistering an RPC's memory region failed", ctx.channel(), f.cause());
+                }
+                r.buffer.release();
+            });
             return null;
         }
         if (!replied) {

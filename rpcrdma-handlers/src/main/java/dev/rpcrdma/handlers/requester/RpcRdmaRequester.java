@@ -1,6 +1,8 @@
 package dev.rpcrdma.handlers.requester;
 
+import dev.rpcrdma.channel.RdmaChannelOption;
 import dev.rpcrdma.channel.RdmaConnection;
+import dev.rpcrdma.channel.RdmaDeviceResolvedEvent;
 import dev.rpcrdma.channel.RdmaReceive;
 import dev.rpcrdma.handlers.ByteFraming;
 import dev.rpcrdma.handlers.RdmaReceiveHandler;
@@ -82,7 +84,8 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcRdmaRequester.class);
     private static final int REPLY = MsgType.REPLY.intValue();
 
-    private final RpcRdmaPrivateData local;
+    /** This side's private data; the R bit is withdrawn when the device cannot keep it ({@link #userEventTriggered}). */
+    private RpcRdmaPrivateData local;
     private final RdmaConnection connection;
     private final RpcRdmaStats stats;
     private final RpcStats rpcStats;
@@ -207,6 +210,23 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     /** The largest number of calls that were outstanding at once. */
     public int maxOutstandingSeen() {
         return maxOutstandingSeen;
+    }
+
+    /**
+     * Once the device is known ({@link RdmaDeviceResolvedEvent}, before the connect request leaves): withdraws the
+     * RFC 8797 R bit where the device does not report remote invalidation in receive completions
+     * ({@link RdmaConnection#remoteInvalidationSupported()}: siw, where a Send With Invalidate would also kill any
+     * key of the protection domain), so the responder never invalidates this side's memory remotely.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt == RdmaDeviceResolvedEvent.INSTANCE && connection != null && local.remoteInvalidation()
+                && !connection.remoteInvalidationSupported()) {
+            local = RpcRdmaPrivateData.of(false, local.sendSize(), local.receiveSize());
+            ctx.channel().config().setOption(RdmaChannelOption.PRIVATE_DATA, local.encode());
+            logger.debug("{}: the device does not report remote invalidation: R bit withdrawn", ctx.channel());
+        }
+        super.userEventTriggered(ctx, evt);
     }
 
     @Override

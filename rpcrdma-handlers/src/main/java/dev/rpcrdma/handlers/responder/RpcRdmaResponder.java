@@ -1,5 +1,6 @@
 package dev.rpcrdma.handlers.responder;
 
+import dev.rpcrdma.channel.RdmaAccess;
 import dev.rpcrdma.channel.RdmaConnection;
 import dev.rpcrdma.channel.RdmaMemory;
 import dev.rpcrdma.channel.RdmaRead;
@@ -28,6 +29,7 @@ import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.ReferenceCountUtil;
@@ -338,6 +340,24 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         target.writerIndex(total);
         RdmaMemory memory = connection.memoryPool().memoryOf(target);
         int base = (int) (target.memoryAddress() - memory.address());
+        RdmaMemory sink = null;
+        if (connection.readSinkNeedsRemoteWrite()) {
+            // iWARP: the Read Response is a tagged message aimed at the sink (RFC 5040 §4.4), so its key needs remote
+            // write access, and the peer learns it. Register exactly this call's sink (never the pool's slab) for the
+            // Reads, and deregister it once the last of them completed (completions come in order).
+            try {
+                sink = connection.registerMemory(target, RdmaAccess.REMOTE_WRITE);
+            } catch (IOException | RuntimeException e) {
+                ReferenceCountUtil.release(inline);
+                target.release();
+                calls.remove(call.xid());
+                logger.warn("{} cannot register a Read sink; closing (RFC 8166 §4.5.4)", ctx.channel(), e);
+                close(ctx);
+                return;
+            }
+            memory = sink;
+            base = 0;
+        }
         int reads = 0;
         for (ReadChunk c : all) {
             for (RdmaSegment s : c.segments()) {
@@ -348,13 +368,23 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         }
         call.pulling(plan, all, inline, target, reads);
         int offset = base;
+        ChannelFuture last = null;
         for (ReadChunk c : all) {
             stats.recordReadChunk();
             for (RdmaSegment s : c.segments()) {
                 if (s.length() != 0) {
-                    ctx.write(new RdmaRead(memory, offset, s.length(), s.offset(), s.handle())).addListener(call);
+                    last = ctx.write(new RdmaRead(memory, offset, s.length(), s.offset(), s.handle()));
+                    last.addListener(call);
                     offset += s.length();
                 }
+            }
+        }
+        if (sink != null) {
+            RdmaMemory registered = sink;
+            if (last == null) {
+                registered.deregister();
+            } else {
+                last.addListener(f -> registered.deregister());
             }
         }
         ctx.flush();

@@ -253,7 +253,9 @@ abstract class RpcRdmaEndToEndSuite {
         assertArrayEquals(data, get(echo(data, CallOptions.DEFAULT)));
         assertEquals(4096, requester().thresholds().sendThreshold());
         assertEquals(4096, requester().thresholds().receiveThreshold());
-        assertTrue(requester().thresholds().remoteInvalidation());
+        assertEquals(((RdmaChannel) client.channel()).remoteInvalidationSupported(),
+                requester().thresholds().remoteInvalidation(),
+                "R is offered exactly where the device reports remote invalidation (not on siw)");
         assertEquals(0, clientStats.readChunks() + clientStats.writeChunksUsed() + clientStats.longCalls()
                 + clientStats.longReplies(), clientStats.toString());
         assertEquals(0, serverStats.errorsSent());
@@ -374,6 +376,14 @@ abstract class RpcRdmaEndToEndSuite {
     void remoteInvalidationWhenBothPeersSetR() throws Exception {
         start();
         assertArrayEquals(pattern(50000, 50000), get(fill(FILL, 50000, hints(50000, 0))));
+        if (!((RdmaChannel) client.channel()).remoteInvalidationSupported()) {
+            // siw: the requester withdrew R, so the responder invalidates nothing remotely; the region is deregistered.
+            assertTrue(!requester().thresholds().remoteInvalidation());
+            assertEquals(0, serverStats.remoteInvalidations());
+            assertEquals(0, clientStats.remoteInvalidations());
+            assertEquals(1, clientStats.localInvalidations());
+            return;
+        }
         assertEquals(1, serverStats.remoteInvalidations());
         assertEquals(1, clientStats.remoteInvalidations());
         assertEquals(0, clientStats.localInvalidations());
@@ -400,6 +410,18 @@ abstract class RpcRdmaEndToEndSuite {
     void windowsAreBoundAgainRatherThanAllocatedPerRpc() throws Exception {
         start();
         boolean localInvalidate = ((RdmaChannel) client.channel()).localInvalidateSupported();
+        if (!((RdmaChannel) client.channel()).memoryWindowsSupported()) {
+            // No windows (siw): a region registered per exposed chunk, deregistered after each reply, none allocated.
+            for (int i = 0; i < 10; i++) {
+                assertArrayEquals(pattern(50000, 50000), get(fill(FILL, 50000, hints(50000, 0))));
+                byte[] data = pattern(40000, i);
+                assertArrayEquals(data, get(echo(data, hints(40000, 0))));
+            }
+            assertEquals(0, clientStats.windowAllocations());
+            assertEquals(0, clientStats.remoteInvalidations());
+            assertEquals(30, clientStats.localInvalidations(), "every exposed region deregistered");
+            return;
+        }
         for (int i = 0; i < 10; i++) {
             assertArrayEquals(pattern(50000, 50000), get(fill(FILL, 50000, hints(50000, 0))));
         }

@@ -37,6 +37,21 @@ final class NativeDevice implements VerbsDevice {
     }
 
     @Override
+    public int maxSgeRd() {
+        return Math.max(1, attributes.maxSgeRd());
+    }
+
+    @Override
+    public boolean memoryWindows() {
+        return attributes.supportsType2MemoryWindows();
+    }
+
+    @Override
+    public boolean iwarp() {
+        return attributes.isIwarp();
+    }
+
+    @Override
     public int maxQpWr() {
         return attributes.maxQpWr();
     }

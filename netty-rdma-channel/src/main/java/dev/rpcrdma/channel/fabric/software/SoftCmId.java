@@ -157,8 +157,8 @@ final class SoftCmId implements CmId {
             }
             QpCapabilities c = capabilities;
             if (c.maxSendWr > SoftDevice.MAX_QP_WR || c.maxRecvWr > SoftDevice.MAX_QP_WR
-                    || c.maxSendSge > SoftDevice.MAX_SGE || c.maxRecvSge > SoftDevice.MAX_SGE
-                    || c.maxInlineData > SoftDevice.MAX_INLINE_DATA) {
+                    || c.maxSendSge > device.maxSge() || c.maxRecvSge > device.maxSge()
+                    || c.maxInlineData > device.maxInlineData()) {
                 throw new FabricException("rdma_create_qp: capabilities exceed the device: " + c,
                         FabricException.EINVAL);
             }

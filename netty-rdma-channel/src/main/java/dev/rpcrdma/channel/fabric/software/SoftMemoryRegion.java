@@ -14,6 +14,8 @@ final class SoftMemoryRegion implements MemoryRegion {
     int key;
     int boundWindows;
     boolean closed;
+    /** A Send With Invalidate named its key (siw): it no longer works, locally or remotely, until deregistered. */
+    boolean invalidated;
 
     SoftMemoryRegion(SoftProtectionDomain pd, long address, long length, int access) {
         this.pd = pd;

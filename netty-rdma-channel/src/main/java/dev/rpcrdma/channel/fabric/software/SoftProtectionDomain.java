@@ -41,6 +41,10 @@ final class SoftProtectionDomain implements ProtectionDomain {
 
     @Override
     public MemoryWindow allocMemoryWindow() throws IOException {
+        if (fabric.likeSiw) {
+            // rdma-core's ibv_alloc_mw where the provider has no alloc_mw (siw): NULL, errno EOPNOTSUPP.
+            throw new FabricException("ibv_alloc_mw: the device has no memory windows", FabricException.EOPNOTSUPP);
+        }
         synchronized (fabric.lock) {
             checkOpen();
             SoftMemoryWindow mw = new SoftMemoryWindow(this);

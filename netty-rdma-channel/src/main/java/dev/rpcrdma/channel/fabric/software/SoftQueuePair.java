@@ -93,6 +93,11 @@ final class SoftQueuePair implements QueuePair {
                 && opcode != WrOpcode.RDMA_READ && opcode != WrOpcode.BIND_MW && opcode != WrOpcode.LOCAL_INV) {
             throw new FabricException("ibv_post_send: unsupported opcode " + opcode, FabricException.EINVAL);
         }
+        if (fabric.likeSiw && (opcode == WrOpcode.BIND_MW || opcode == WrOpcode.LOCAL_INV)) {
+            // providers/siw: siw_post_send maps neither IBV_WR_BIND_MW nor IBV_WR_LOCAL_INV (kernel-only there).
+            throw new FabricException("ibv_post_send: opcode " + opcode + " not supported by siw",
+                    FabricException.EINVAL);
+        }
         if (wr.numSge() > caps.maxSendSge) {
             throw new FabricException("ibv_post_send: " + wr.numSge() + " SGEs > max " + caps.maxSendSge,
                     FabricException.EINVAL);
@@ -325,6 +330,26 @@ final class SoftQueuePair implements QueuePair {
             return true;
         }
         SoftMemoryWindow invalidate = null;
+        if (wr.opcode == WrOpcode.SEND_WITH_INV && fabric.likeSiw) {
+            // siw_invalidate_stag: any STag of the receiver's PD, window or region; the user completion says nothing.
+            Object o = fabric.keyObject(wr.invalidateRkey);
+            boolean ok = false;
+            if (o instanceof SoftMemoryRegion && ((SoftMemoryRegion) o).pd == p.pd && !((SoftMemoryRegion) o).closed
+                    && ((SoftMemoryRegion) o).key == wr.invalidateRkey) {
+                ((SoftMemoryRegion) o).invalidated = true;
+                ok = true;
+            }
+            if (!ok) {
+                p.completeRecv(r.wrId, WcStatus.REM_INV_REQ_ERR, 0, 0, 0);
+                p.toError();
+                fail(wr, WcStatus.REM_INV_REQ_ERR);
+                return true;
+            }
+            gather(wr, r.address);
+            p.completeRecv(r.wrId, WcStatus.SUCCESS, len, 0, 0);
+            succeed(wr, 0);
+            return true;
+        }
         if (wr.opcode == WrOpcode.SEND_WITH_INV) {
             Object o = fabric.keyObject(wr.invalidateRkey);
             if (!(o instanceof SoftMemoryWindow) || !((SoftMemoryWindow) o).isBound()
@@ -359,6 +384,12 @@ final class SoftQueuePair implements QueuePair {
             fail(wr, WcStatus.LOC_PROT_ERR);
             return;
         }
+        if (!write && fabric.likeSiw && !readSinkRemotelyWritable(wr)) {
+            // iWARP: the Read Response is a tagged message aimed at the sink's STag (RFC 5040 §4.4), which iWARP
+            // hardware refuses without remote write access.
+            fail(wr, WcStatus.LOC_PROT_ERR);
+            return;
+        }
         long len = wr.totalLength;
         if (!p.remoteValid(wr.rkey, wr.remoteAddress, len,
                 write ? AccessFlags.REMOTE_WRITE : AccessFlags.REMOTE_READ)) {
@@ -372,7 +403,12 @@ final class SoftQueuePair implements QueuePair {
             succeed(wr, 0);
         } else {
             long src = wr.remoteAddress;
-            for (int i = 0; i < wr.numSge; i++) {
+            // siw reads into the first SGE only (SIW_MAX_SGE_RD 1; siw_qp_tx.c ignores the rest without an error).
+            int sges = fabric.likeSiw ? Math.min(1, wr.numSge) : wr.numSge;
+            if (sges < wr.numSge) {
+                len = wr.sgeLength[0];
+            }
+            for (int i = 0; i < sges; i++) {
                 PlatformDependent.copyMemory(src, wr.sgeAddress[i], wr.sgeLength[i]);
                 src += wr.sgeLength[i];
             }
@@ -429,6 +465,17 @@ final class SoftQueuePair implements QueuePair {
         }
     }
 
+    private boolean readSinkRemotelyWritable(SoftSendWr wr) {
+        for (int i = 0; i < wr.numSge; i++) {
+            Object o = fabric.keyObject(wr.sgeLkey[i]);
+            if (wr.sgeLength[i] > 0 && (!(o instanceof SoftMemoryRegion)
+                    || (((SoftMemoryRegion) o).access & AccessFlags.REMOTE_WRITE) == 0)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private boolean localSgesValid(SoftSendWr wr, boolean needWrite) {
         if (wr.isInline) {
             return true;
@@ -447,7 +494,7 @@ final class SoftQueuePair implements QueuePair {
             return false;
         }
         SoftMemoryRegion mr = (SoftMemoryRegion) o;
-        return !mr.closed && mr.key == lkey && mr.pd == pd && mr.contains(address, length)
+        return !mr.closed && !mr.invalidated && mr.key == lkey && mr.pd == pd && mr.contains(address, length)
                 && (!needWrite || (mr.access & AccessFlags.LOCAL_WRITE) != 0);
     }
 
@@ -459,7 +506,7 @@ final class SoftQueuePair implements QueuePair {
         Object o = fabric.keyObject(rkey);
         if (o instanceof SoftMemoryRegion) {
             SoftMemoryRegion mr = (SoftMemoryRegion) o;
-            return !mr.closed && mr.key == rkey && mr.pd == pd && (mr.access & right) != 0
+            return !mr.closed && !mr.invalidated && mr.key == rkey && mr.pd == pd && (mr.access & right) != 0
                     && mr.contains(address, length);
         }
         if (o instanceof SoftMemoryWindow) {

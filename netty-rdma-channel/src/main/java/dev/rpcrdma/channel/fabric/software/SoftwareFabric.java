@@ -39,6 +39,7 @@ public final class SoftwareFabric implements Fabric {
     /** How long {@code ibv_destroy_qp} sleeps before destroying (0: it returns at once). */
     volatile long destroyQpDelayMillis;
     volatile boolean likeRxe;
+    volatile boolean likeSiw;
     /** Fault injection: how many of the next {@code ibv_post_send} calls fail (see {@link #failPostSends(int)}). */
     private final AtomicInteger postSendFailures = new AtomicInteger();
     private volatile boolean failSendsOnly;
@@ -78,6 +79,21 @@ public final class SoftwareFabric implements Fabric {
      */
     public void likeRxe(boolean likeRxe) {
         this.likeRxe = likeRxe;
+    }
+
+    /**
+     * Makes the device model Soft-iWARP (siw) and iWARP hardware where a user-space RPC-over-RDMA transport leans on
+     * the device (until set back): no memory windows ({@code max_mw} 0: {@code ibv_alloc_mw} fails with
+     * {@code EOPNOTSUPP}, {@code IBV_WR_BIND_MW} and {@code IBV_WR_LOCAL_INV} with {@code EINVAL} at post, as in
+     * rdma-core's providers/siw), at most 80 bytes of inline data ({@code SIW_MAX_INLINE}: {@code rdma_create_qp}
+     * fails above), 6 SGEs per work request and 1 per RDMA Read sink (further Read SGEs are silently ignored, as
+     * siw_qp_tx.c does), an iWARP transport whose Read sinks need remote write access (iWARP hardware checks it,
+     * RFC 5040 §4.4; siw does not, so this is stricter than siw), and a Send With Invalidate that invalidates
+     * whatever key of the receiver's protection domain it names, memory regions included, without reporting it in
+     * the receive completion (siw_qp_rx.c). Default false.
+     */
+    public void likeSiw(boolean likeSiw) {
+        this.likeSiw = likeSiw;
     }
 
     /** Sets how long a queue pair that went to error takes to flush its work requests (0, the default: at once). */
