@@ -58,6 +58,16 @@ public final class RdmaReceive implements ByteBufHolder {
         this.handle = handle;
     }
 
+    /**
+     * The readable bytes of {@code content} (a receive's content, or any buffer) as a buffer of their own starting at
+     * reader index 0, retained; {@code content} keeps its own reference. A receive lent in place gives its receive
+     * buffer's reusable tail view when asked at the same reader index as the receives before it (a transport header of
+     * fixed length): no copy and, in steady state, no allocation; anything else gives a retained slice.
+     */
+    public static ByteBuf retainedReadable(ByteBuf content) {
+        return ReceiveBuffers.retainedTail(ObjectUtil.checkNotNull(content, "content"));
+    }
+
     /** A pooled receive owning {@code content}; released to the pool when its reference count reaches 0. */
     static RdmaReceive newInstance(ByteBuf content, boolean invalidated, int invalidatedRkey) {
         RdmaReceive r = POOL.get();

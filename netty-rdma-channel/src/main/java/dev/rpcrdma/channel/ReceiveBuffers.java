@@ -162,11 +162,36 @@ final class ReceiveBuffers {
     private static final class Slot extends UnpooledUnsafeDirectByteBuf {
         private final ReceiveBuffers owner;
         final int index;
+        private final ByteBuffer memory;
+        /** The slot's bytes from {@link Tail#offset} on, made at the first {@link #tail} and reused while asked at it. */
+        private Tail tail;
 
         Slot(ReceiveBuffers owner, int index, ByteBuffer view) {
             super(owner.alloc, view, view.remaining());
             this.owner = owner;
             this.index = index;
+            this.memory = view;
+        }
+
+        /**
+         * The bytes [{@code from}, {@code to}) of this lent slot as a buffer of their own (reader index 0), holding a
+         * reference to the slot through {@code lent} (the slot as lent: the leak detector's wrapper, if any) until it
+         * is released: the slot's reusable tail view when it is free and made at
+         * {@code from} (no allocation: a transport header of fixed length strips the same way every time), else a
+         * retained slice.
+         */
+        ByteBuf tail(ByteBuf lent, int from, int to) {
+            Tail t = tail;
+            if (t != null && (t.offset != from || t.refCnt() != 0)) {
+                return lent.retainedSlice(from, to - from);
+            }
+            if (t == null) {
+                ByteBuffer b = memory.duplicate();
+                b.position(from);
+                tail = t = new Tail(this, from, b.slice());
+            }
+            t.lend(lent.retain(), to - from);
+            return t;
         }
 
         void lend(int length) {
@@ -191,6 +216,61 @@ final class ReceiveBuffers {
             // Not super.deallocate(): the memory is the slab's and the object is reused for the slot's next receive.
             owner.giveBack(this);
         }
+    }
+
+    /**
+     * A lent slot's bytes from a fixed offset on, at index 0: made once per slot, lent again for each receive that asks
+     * for the same offset. It holds one reference to its slot while lent; its last release gives that back.
+     */
+    private static final class Tail extends UnpooledUnsafeDirectByteBuf {
+        final int offset;
+        /** The reference to the slot this lend holds (the slot as lent). */
+        private ByteBuf lent;
+
+        Tail(Slot slot, int offset, ByteBuffer view) {
+            super(slot.alloc(), view, view.remaining());
+            this.offset = offset;
+            setRefCnt(0);
+        }
+
+        void lend(ByteBuf lent, int length) {
+            this.lent = lent;
+            resetRefCnt();
+            setIndex(0, length);
+            markReaderIndex();
+            markWriterIndex();
+        }
+
+        @Override
+        public ByteBuf capacity(int newCapacity) {
+            if (newCapacity != capacity()) {
+                throw new UnsupportedOperationException("a receive buffer lent by an RdmaChannel keeps its capacity ("
+                        + capacity() + ')');
+            }
+            return this;
+        }
+
+        @Override
+        protected void deallocate() {
+            // Not super.deallocate(): the memory is the slot's; the object waits for the slot's next receive.
+            ByteBuf l = lent;
+            lent = null;
+            l.release();
+        }
+    }
+
+    /**
+     * The readable bytes of {@code buf} (a receive's content, or any buffer) as a buffer of their own at reader index 0,
+     * retained: for a receive lent in place, its slot's reusable tail view when the slot was last asked at the same
+     * offset (no allocation), else a retained slice. {@code buf} keeps its own reference.
+     */
+    static ByteBuf retainedTail(ByteBuf buf) {
+        ByteBuf b = buf instanceof Slot ? buf : buf.unwrap();
+        // The slot itself or a wrapper of it (Netty's leak detector) whose indexes are the slot's: same first byte.
+        if (b instanceof Slot && buf.hasMemoryAddress() && buf.memoryAddress() == b.memoryAddress()) {
+            return LeakTracking.track(((Slot) b).tail(buf, buf.readerIndex(), buf.writerIndex()));
+        }
+        return buf.retainedSlice();
     }
 
     /** Reaches {@link AbstractByteBufAllocator#toLeakAwareBuffer(ByteBuf)}: Netty's leak detector for ByteBufs. */

@@ -1,5 +1,6 @@
 package dev.rpcrdma.handlers;
 
+import dev.rpcrdma.channel.RdmaReceive;
 import dev.rpcrdma.handlers.binding.UpperLayerBinding;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -64,9 +65,10 @@ public final class ByteFraming {
         if (stream.readerIndex() == 0) {
             return stream;
         }
-        ByteBuf slice = stream.retainedSlice();
+        // A plain RDMA_MSG call's receive buffer past its 28-byte header: the buffer's reusable view, no allocation.
+        ByteBuf message = RdmaReceive.retainedReadable(stream);
         stream.release();
-        return slice;
+        return message;
     }
 
     /**

@@ -1315,6 +1315,55 @@ abstract class RdmaTransportSuite {
     }
 
     @Test
+    void aLentReceivesBytesPastAFixedHeaderComeAtIndexZeroFromAViewEachBufferReuses() throws Exception {
+        Collect atServer = new Collect();
+        AtomicReference<RdmaChannel> child = new AtomicReference<>();
+        InetSocketAddress at = keepingServer(b -> b.childOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, 4)
+                .childOption(RdmaChannelOption.RECEIVE_SPARE_BUFFERS, 2)
+                .childOption(RdmaChannelOption.RECEIVE_BUFFER_SIZE, 1024), atServer, child);
+        Channel c = connect(at, b -> { }, new ChannelInboundHandlerAdapter()).sync().channel();
+        ByteBuf held = null;
+        try {
+            java.util.Set<ByteBuf> views = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            for (int i = 0; i < 40; i++) {
+                c.writeAndFlush(Unpooled.wrappedBuffer(pattern(300, i))).sync();
+                RdmaReceive r = atServer.take();
+                ByteBuf content = r.content().skipBytes(28); // a fixed-length header, as RPC-over-RDMA's plain one
+                ByteBuf tail = RdmaReceive.retainedReadable(content);
+                r.release();
+                assertEquals(0, tail.readerIndex());
+                assertArrayEquals(java.util.Arrays.copyOfRange(pattern(300, i), 28, 300), bytes(tail),
+                        "message " + i + " past its header, still readable after its receive was released");
+                ByteBuf view = tail.unwrap() != null ? tail.unwrap() : tail; // past Netty's leak-detector wrapper
+                assertEquals(1024 - 28, view.capacity(), "a view of the receive buffer past the header: " + view);
+                views.add(view);
+                if (i == 5) {
+                    held = tail; // kept: its receive buffer must not be posted again while it is held
+                } else {
+                    tail.release();
+                }
+            }
+            assertTrue(views.size() <= 6 + 1, views.size() + " distinct views for 40 messages through 6 receive "
+                    + "buffers: each buffer reuses its own (no allocation per receive)");
+            assertArrayEquals(java.util.Arrays.copyOfRange(pattern(300, 5), 28, 300), bytes(held),
+                    "a held view keeps its receive buffer from being reposted");
+            assertEquals(4, child.get().postedReceives());
+            ByteBuf plain = Unpooled.buffer().writeZero(40).skipBytes(12);
+            ByteBuf slice = RdmaReceive.retainedReadable(plain);
+            assertEquals(0, slice.readerIndex());
+            assertEquals(28, slice.readableBytes(), "any other buffer: a retained slice");
+            slice.release();
+            assertEquals(1, plain.refCnt());
+            plain.release();
+        } finally {
+            if (held != null) {
+                held.release();
+            }
+            atServer.releaseAll();
+        }
+    }
+
+    @Test
     void withoutSpareBuffersEveryReceiveIsACopy() throws Exception {
         Collect atServer = new Collect();
         AtomicReference<RdmaChannel> child = new AtomicReference<>();
