@@ -38,16 +38,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * Hadoop's NFS gateway over RPC-over-RDMA on the software fabric, written to the way the kernel client streams a
  * file: UNSTABLE 1 MiB WRITEs whose data travels in Read chunks, 64 at a time (the client sends as many as the
- * gateway's credit grant allows and queues the rest), each window's offsets out of order (Hadoop buffers or dumps writes ahead of its next offset), then COMMIT (retried while
- * the gateway answers NFS3ERR_JUKEBOX, as the kernel does) and the data read back through Write chunks.
- * The kernel client does the same over Soft-RoCE in the VM stage
+ * gateway's credit grant allows and queues the rest), each window's offsets out of order (Hadoop buffers or dumps
+ * writes ahead of its next offset), then COMMIT (retried while the gateway answers NFS3ERR_JUKEBOX, as the kernel
+ * does) and the data read back through Write chunks. The kernel client does the same over Soft-RoCE in the VM stage
  * ({@code LinuxClientMountsHadoopGatewayTest}).
  */
 class HadoopGatewayStreamingWritesTest {
     static final int MIB = 1 << 20;
 
     static final int MIBS = 40;
-    /** Calls the client has outstanding (sent or waiting for a credit), as many as the kernel client's default grant. */
+    /** Calls the client keeps outstanding: sent, or queued until a credit frees. */
     static final int IN_FLIGHT = 64;
 
     @Test
