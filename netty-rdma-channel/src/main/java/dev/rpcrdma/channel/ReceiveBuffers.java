@@ -204,11 +204,7 @@ final class ReceiveBuffers {
 
         @Override
         public ByteBuf capacity(int newCapacity) {
-            if (newCapacity != capacity()) {
-                throw new UnsupportedOperationException("a receive buffer lent by an RdmaChannel keeps its capacity ("
-                        + capacity() + ')');
-            }
-            return this;
+            return fixedCapacity(this, newCapacity);
         }
 
         @Override
@@ -243,11 +239,7 @@ final class ReceiveBuffers {
 
         @Override
         public ByteBuf capacity(int newCapacity) {
-            if (newCapacity != capacity()) {
-                throw new UnsupportedOperationException("a receive buffer lent by an RdmaChannel keeps its capacity ("
-                        + capacity() + ')');
-            }
-            return this;
+            return fixedCapacity(this, newCapacity);
         }
 
         @Override
@@ -257,6 +249,15 @@ final class ReceiveBuffers {
             lent = null;
             l.release();
         }
+    }
+
+    /** A lent receive buffer's capacity is the slot's: it cannot change (the memory is the slab's). */
+    private static ByteBuf fixedCapacity(ByteBuf buf, int newCapacity) {
+        if (newCapacity != buf.capacity()) {
+            throw new UnsupportedOperationException("a receive buffer lent by an RdmaChannel keeps its capacity ("
+                    + buf.capacity() + ')');
+        }
+        return buf;
     }
 
     /**

@@ -1,28 +1,20 @@
 package dev.rpcrdma.interop.hadoop;
 
-import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaFabric;
 import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
-import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
-import dev.rpcrdma.handlers.RpcRdmaConfig;
-import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.oncrpc.client.RpcClient;
-import dev.rpcrdma.oncrpc.tcp.TcpRpcClientInitializer;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -57,16 +49,9 @@ class HadoopGatewayStreamingWritesTest {
         EventLoopGroup tcp = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try (HadoopNfsGateway gateway = HadoopNfsGateway.start(dir, HadoopNfsGateway.freePort(),
                 HadoopNfsGateway.freePort(), rdma, new InetSocketAddress("127.0.0.1", 0))) {
-            Channel mount = new Bootstrap().group(tcp).channel(NioSocketChannel.class)
-                    .handler(new TcpRpcClientInitializer())
-                    .connect(new InetSocketAddress("127.0.0.1", gateway.mountPort)).sync().channel();
-            byte[] root = new Nfs3Calls(RpcClient.of(mount)).mount("/");
-            mount.close().sync();
+            byte[] root = gateway.mountRoot(tcp);
             RpcRdmaStats clientStats = new RpcRdmaStats();
-            Channel c = new Bootstrap().group(rdma).channel(RdmaChannel.class)
-                    .handler(new RpcRdmaClientInitializer(new RpcStats(), RpcRdmaConfig.DEFAULT, clientStats,
-                            Duration.ofSeconds(180)))
-                    .connect(gateway.rdma.localAddress()).sync().channel();
+            Channel c = gateway.connectRdma(rdma, clientStats);
             try {
                 Nfs3Calls nfs = new Nfs3Calls(RpcClient.of(c));
                 byte[] fh = nfs.create(root, "streamed");

@@ -1,6 +1,14 @@
 package dev.rpcrdma.interop.hadoop;
 
 import dev.rpcrdma.channel.RdmaChannel;
+import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
+import dev.rpcrdma.handlers.RpcRdmaStats;
+import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.RpcClient;
+import dev.rpcrdma.oncrpc.tcp.TcpRpcClientInitializer;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.time.Duration;
 import dev.rpcrdma.channel.RdmaServerChannel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.group.ChannelGroup;
@@ -114,6 +122,26 @@ final class HadoopNfsGateway implements AutoCloseable {
             cluster.shutdown();
             throw e;
         }
+    }
+
+    /** MOUNTPROC3_MNT of "/" over TCP on {@code tcp}, as the kernel client mounts: the root's file handle. */
+    byte[] mountRoot(EventLoopGroup tcp) throws Exception {
+        Channel mount = new Bootstrap().group(tcp).channel(NioSocketChannel.class)
+                .handler(new TcpRpcClientInitializer())
+                .connect(new InetSocketAddress("127.0.0.1", mountPort)).sync().channel();
+        try {
+            return new Nfs3Calls(RpcClient.of(mount)).mount("/");
+        } finally {
+            mount.close().sync();
+        }
+    }
+
+    /** An RPC-over-RDMA connection of this project's client to the gateway's NFS program, counting in {@code stats}. */
+    Channel connectRdma(EventLoopGroup group, RpcRdmaStats stats) throws InterruptedException {
+        return new Bootstrap().group(group).channel(RdmaChannel.class)
+                .handler(new RpcRdmaClientInitializer(new RpcStats(), RpcRdmaConfig.DEFAULT, stats,
+                        Duration.ofSeconds(Nfs3Calls.TIMEOUT)))
+                .connect(rdma.localAddress()).sync().channel();
     }
 
     /** The framing's counters and each open connection's registered memory pool, for a progress line. */
