@@ -127,7 +127,13 @@ class LinuxClientMountsHadoopGatewayTest {
                 if (mib > 0) {
                     run("umount " + MNT, 300);
                     Thread monitor = monitor(gateway);
-                    for (String proto : new String[] {"rdma", "tcp"}) {
+                    // -Dhadoop.gateway.dd.rounds=N: N rounds, the order alternating (rdma first, then tcp first).
+                    int rounds = Integer.getInteger("hadoop.gateway.dd.rounds", 1);
+                    java.util.List<String> order = new java.util.ArrayList<>();
+                    for (int r = 0; r < rounds; r++) {
+                        order.addAll(r % 2 == 0 ? java.util.List.of("rdma", "tcp") : java.util.List.of("tcp", "rdma"));
+                    }
+                    for (String proto : order) {
                         int port = proto.equals("rdma") ? 20049 : tcpPort;
                         String m = "mount -t nfs -o vers=3,port=" + port + ",proto=" + proto + ",mountport="
                                 + mountPort + ",mountproto=tcp,nolock,addr=" + addr + " " + addr + ":/ " + MNT;
