@@ -98,7 +98,9 @@ final class HadoopNfsGateway implements AutoCloseable {
             // 16 credits, not 64: Hadoop answers one connection's calls one at a time, and a kernel client whose call
             // waits longer than timeo (60 s) for its reply reconnects over RDMA (docs/drop-in.md#hadoop); 16 x 1 MiB
             // WRITEs queued keep the program busy without making the last one wait a minute on a slow machine.
-            RpcRdmaFraming framing = RpcRdmaFraming.of(RpcRdmaConfig.DEFAULT.withGrantBounds(1, 16))
+            // -Dhadoop.gateway.credits=N grants N instead (figures).
+            RpcRdmaFraming framing = RpcRdmaFraming.of(RpcRdmaConfig.DEFAULT.withGrantBounds(1,
+                            Integer.getInteger("hadoop.gateway.credits", 16)))
                     .withBinding(UpperLayerBinding.nfs()).withRecordMarks(true);
             // Hadoop's NFS program blocks its thread on HDFS (writes wait for the DataNodes): on TCP that thread is a
             // Netty worker that only reads sockets; on RDMA the channel's loop also reaps the completion queue, so
