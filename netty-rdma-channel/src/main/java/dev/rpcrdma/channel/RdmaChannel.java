@@ -272,27 +272,22 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     /** From the device's {@code ibv_query_device} answer; false while no device is known. Any thread. */
     @Override
     public boolean memoryWindowsSupported() {
-        VerbsDevice d = device();
+        VerbsDevice d = device;
         return d != null && d.memoryWindows();
     }
 
     /** True on iWARP devices. Any thread. */
     @Override
     public boolean readSinkNeedsRemoteWrite() {
-        VerbsDevice d = device();
+        VerbsDevice d = device;
         return d != null && d.iwarp();
     }
 
     /** From the device; false while no device is known. Any thread. */
     @Override
     public boolean remoteInvalidationSupported() {
-        VerbsDevice d = device();
+        VerbsDevice d = device;
         return d != null && d.remoteInvalidationReported();
-    }
-
-    /** The device the connection runs on, once known (address resolved or connect request received), else null. */
-    private VerbsDevice device() {
-        return device;
     }
 
     MemoryRegistry registry() {
