@@ -30,14 +30,17 @@ final class CallReassembly {
     final List<ReadChunk> inserted;
     /** Total bytes to pull. */
     final long totalRead;
+    /** What the inserted chunks add to the base stream: their data and XDR pads. */
+    private final long insertedBytes;
 
     /** The plan of every call without Read chunks (shared: it has no per-call state). */
-    private static final CallReassembly INLINE = new CallReassembly(null, List.of(), 0);
+    private static final CallReassembly INLINE = new CallReassembly(null, List.of(), 0, 0);
 
-    private CallReassembly(ReadChunk positionZero, List<ReadChunk> inserted, long totalRead) {
+    private CallReassembly(ReadChunk positionZero, List<ReadChunk> inserted, long totalRead, long insertedBytes) {
         this.positionZero = positionZero;
         this.inserted = inserted;
         this.totalRead = totalRead;
+        this.insertedBytes = insertedBytes;
     }
 
     /**
@@ -91,7 +94,50 @@ final class CallReassembly {
             throw RpcRdmaHeaderException.errChunk(xid, "Read chunks total " + total + " bytes, more than the "
                     + maxMessageSize + "-byte message limit");
         }
-        return new CallReassembly(zero, List.copyOf(rest), total);
+        return new CallReassembly(zero, List.copyOf(rest), total, insertedBytes);
+    }
+
+    /**
+     * The length of the whole XDR stream of an RDMA_MSG call with {@code inlineLength} inline bytes: the inline part,
+     * the inserted chunks and their pads. Bounded by the largest message ({@link #plan} checked it).
+     */
+    int messageLength(int inlineLength) {
+        return (int) (inlineLength + insertedBytes);
+    }
+
+    /**
+     * Where inserted chunk {@code i} starts in the whole XDR stream: its position (RFC 8166 §3.4.5.1, which counts
+     * the data and pads of the chunks before it). Bounded by {@link #messageLength} ({@link #plan} checked it).
+     */
+    int streamOffset(int i) {
+        return (int) Integer.toUnsignedLong(inserted.get(i).position());
+    }
+
+    /**
+     * Builds the XDR stream in place, in {@code target}, which holds each inserted chunk's data at its
+     * {@link #streamOffset} (pulled there): copies the inline parts of {@code base} into the gaps around them and
+     * writes the XDR pads. The result is {@code target} itself, one contiguous buffer of {@link #messageLength}
+     * bytes, as a stack that views a message as one {@code ByteBuffer} (Hadoop's XDR) needs it. Takes ownership of
+     * both buffers.
+     */
+    ByteBuf assembleInPlace(ByteBuf base, ByteBuf target) {
+        int baseStart = base.readerIndex();
+        long added = 0;
+        int cursor = 0;
+        for (int i = 0; i < inserted.size(); i++) {
+            int len = (int) inserted.get(i).length();
+            int offset = (int) (Integer.toUnsignedLong(inserted.get(i).position()) - added);
+            target.setBytes((int) (cursor + added), base, baseStart + cursor, offset - cursor);
+            int pad = Xdr.pad(len);
+            target.setBytes(streamOffset(i) + len, ZEROS, 0, pad);
+            added += len + pad;
+            cursor = offset;
+        }
+        int end = base.readableBytes();
+        target.setBytes((int) (cursor + added), base, baseStart + cursor, end - cursor);
+        target.setIndex(0, messageLength(end));
+        base.release();
+        return target;
     }
 
     /**

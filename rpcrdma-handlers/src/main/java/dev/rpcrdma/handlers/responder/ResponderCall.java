@@ -52,6 +52,8 @@ final class ResponderCall implements ChannelFutureListener {
     private ByteBuf target;
     private int pendingReads;
     private boolean readFailed;
+    /** The chunks are pulled to their positions in {@code target}, which becomes the whole message. */
+    private boolean inPlace;
 
     // The reply's local memory (RDMA Write sources and the Long Reply), until its Send completed.
     private ByteBuf replyRegion;
@@ -90,9 +92,12 @@ final class ResponderCall implements ChannelFutureListener {
 
     /**
      * Starts a pull: {@code target} (owned; a pool buffer, empty when nothing is to be read) receives the chunks in
-     * order; {@code inline} (owned, may be null for a Long Call) is the inline part of the message.
+     * order, or each at its position in the whole message when {@code inPlace}; {@code inline} (owned, may be null
+     * for a Long Call) is the inline part of the message.
      */
-    void pulling(CallReassembly plan, List<ReadChunk> chunks, ByteBuf inline, ByteBuf target, int reads) {
+    void pulling(CallReassembly plan, List<ReadChunk> chunks, ByteBuf inline, ByteBuf target, int reads,
+                 boolean inPlace) {
+        this.inPlace = inPlace;
         this.plan = plan;
         this.chunks = chunks;
         this.inline = inline;
@@ -142,6 +147,12 @@ final class ResponderCall implements ChannelFutureListener {
 
     /** The call's XDR stream from the pulled chunks and the inline part; the pull's buffers pass into it. */
     ByteBuf assemble(ByteBufAllocator alloc) {
+        if (inPlace) {
+            ByteBuf stream = plan.assembleInPlace(inline, target);
+            target = null;
+            inline = null;
+            return stream;
+        }
         try {
             int offset = 0;
             ByteBuf base = inline;

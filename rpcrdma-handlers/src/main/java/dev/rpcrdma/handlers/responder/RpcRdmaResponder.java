@@ -301,7 +301,10 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
     /**
      * Issues the RDMA Reads of every chunk, all written before one flush (posted together), into one buffer of the
      * connection's registered memory pool (registered for local write only: nothing is registered per call). When
-     * the pool is exhausted the pull waits for memory (back-pressure, never a failure).
+     * the pool is exhausted the pull waits for memory (back-pressure, never a failure). In byte framing an RDMA_MSG
+     * call's chunks are pulled to their positions in a buffer as long as the whole message, the inline parts copied
+     * around them afterwards ({@link CallReassembly#assembleInPlace}): the stack above gets one contiguous buffer, not a
+     * composite it would merge into a copy of its own (Hadoop's XDR views each message as one {@code ByteBuffer}).
      */
     private void pull(ChannelHandlerContext ctx, ResponderCall call, CallReassembly plan, ByteBuf inline) {
         int total = (int) plan.totalRead;
@@ -312,13 +315,15 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         }
         all.addAll(plan.inserted);
         if (total == 0) {
-            call.pulling(plan, all, inline, ctx.alloc().directBuffer(0), 0);
+            call.pulling(plan, all, inline, ctx.alloc().directBuffer(0), 0, false);
             deliver(ctx, call, call.assemble(ctx.alloc()));
             return;
         }
+        boolean inPlace = framing != null && plan.positionZero == null;
+        int size = inPlace ? plan.messageLength(inline.readableBytes()) : total;
         ByteBuf target;
         try {
-            target = connection.memoryPool().tryAllocate(total);
+            target = connection.memoryPool().tryAllocate(size);
         } catch (IOException | RuntimeException e) {
             ReferenceCountUtil.release(inline);
             calls.remove(call.xid());
@@ -337,7 +342,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
             });
             return;
         }
-        target.writerIndex(total);
+        target.writerIndex(size);
         RdmaMemory memory = connection.memoryPool().memoryOf(target);
         int base = (int) (target.memoryAddress() - memory.address());
         RdmaMemory sink = null;
@@ -366,10 +371,14 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
                 }
             }
         }
-        call.pulling(plan, all, inline, target, reads);
+        call.pulling(plan, all, inline, target, reads, inPlace);
         int offset = base;
         ChannelFuture last = null;
-        for (ReadChunk c : all) {
+        for (int i = 0; i < all.size(); i++) {
+            ReadChunk c = all.get(i);
+            if (inPlace) {
+                offset = base + plan.streamOffset(i);
+            }
             stats.recordReadChunk();
             for (RdmaSegment s : c.segments()) {
                 if (s.length() != 0) {

@@ -161,8 +161,16 @@ abstract class ByteFramingSuite {
         BlockingQueue<SocketAddress> peers = new LinkedBlockingQueue<>();
         RpcRdmaFraming framing = RpcRdmaFraming.of(RpcRdmaConfig.DEFAULT).withBinding(ECHO_BINDING)
                 .withRecordMarks(true);
+        List<Integer> componentsUp = new java.util.concurrent.CopyOnWriteArrayList<>();
         Channel server = bind(framing.server(p -> {
             peers.add(p.channel().remoteAddress());
+            p.addLast(new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    componentsUp.add(((ByteBuf) msg).nioBufferCount());
+                    ctx.fireChannelRead(msg);
+                }
+            });
             p.addLast(new RecordMarkingEncoder(8192), new RpcMessageDecoder(serverRpcStats), new RpcMessageEncoder(),
                     dispatcher);
         }));
@@ -176,6 +184,8 @@ abstract class ByteFramingSuite {
         assertArrayEquals(big, echo(client, big, CallOptions.DEFAULT.withReplyHints(big.length, big.length + 512)));
         assertTrue(clientStats.readChunks() > 0, clientStats.toString());
         assertEquals(1, framing.stats().writeChunksUsed(), framing.stats().toString());
+        // The call whose argument came in a Read chunk went up as one contiguous buffer, as every other did.
+        assertEquals(List.of(1, 1), componentsUp);
 
         XdrPayload args = client.newPayload();
         args.writer().writeInt(200_000);

@@ -13,6 +13,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** Placement of Read chunks in the reduced stream and XDR pad re-insertion (RFC 8166 §3.4.5, §3.4.5.2). */
@@ -37,6 +38,40 @@ class CallReassemblyTest {
         try {
             byte[] got = new byte[out.readableBytes()];
             out.getBytes(out.readerIndex(), got);
+            assertArrayEquals(new byte[] {
+                (byte) 0xAA, (byte) 0xAA, (byte) 0xAA, (byte) 0xAA, 0, 0, 0, 5, 1, 2, 3, 4, 5, 0, 0, 0,
+                0, 0, 0, 2, 6, 7, 0, 0, (byte) 0xBB, (byte) 0xBB, (byte) 0xBB, (byte) 0xBB}, got);
+        } finally {
+            out.release();
+        }
+    }
+
+    /**
+     * Byte framing's layout: the chunks were pulled to their positions in one buffer as long as the message; the
+     * inline parts and pads fill the gaps, and the result is that one buffer, the same bytes as {@code assemble}'s.
+     */
+    @Test
+    void inPlaceTheChunksAtTheirPositionsAndTheInlinePartsAroundThemMakeOneBuffer() throws Exception {
+        ByteBuf inline = Unpooled.buffer().writeInt(0xAAAAAAAA).writeInt(5).writeInt(2).writeInt(0xBBBBBBBB);
+        RpcRdmaHeader h = RpcRdmaHeader.msg(1, 1, List.of(read(8, 3), read(8, 2), read(20, 2)), List.of(), null);
+        CallReassembly plan = CallReassembly.plan(h, inline.readableBytes(), 1 << 20);
+        assertEquals(28, plan.messageLength(inline.readableBytes()));
+        assertEquals(8, plan.streamOffset(0));
+        assertEquals(20, plan.streamOffset(1));
+        ByteBuf target = Unpooled.directBuffer(64);
+        for (int i = 0; i < 64; i++) {
+            target.setByte(i, 0x5A); // what a recycled pool buffer may hold: none of it may show through
+        }
+        target.setBytes(8, new byte[] {1, 2, 3, 4, 5});
+        target.setBytes(20, new byte[] {6, 7});
+        ByteBuf out = plan.assembleInPlace(inline, target);
+        try {
+            assertEquals(0, inline.refCnt(), "the inline part was released");
+            assertSame(target, out);
+            assertEquals(1, out.nioBufferCount());
+            assertEquals(0, out.readerIndex());
+            byte[] got = new byte[out.readableBytes()];
+            out.getBytes(0, got);
             assertArrayEquals(new byte[] {
                 (byte) 0xAA, (byte) 0xAA, (byte) 0xAA, (byte) 0xAA, 0, 0, 0, 5, 1, 2, 3, 4, 5, 0, 0, 0,
                 0, 0, 0, 2, 6, 7, 0, 0, (byte) 0xBB, (byte) 0xBB, (byte) 0xBB, (byte) 0xBB}, got);
