@@ -585,8 +585,12 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
                         + "destroying the queue pair first: once it is gone the device owns none of their memory",
                         this, sends.inFlight(), receives.posted(), DRAIN_TIMEOUT_MILLIS);
             }
-            // Verbs order: QP, MWs, MRs, then the loop's CQ and PD with its last channel; the id in closeCm. A queue
-            // pair whose destroy is still under way (the loop terminating) keeps everything.
+            // Verbs order: MWs (the QP is in error: no bind runs any more; MemoryRegistry.releaseWindows), QP, MRs,
+            // then the loop's CQ and PD with its last channel; the id in closeCm. A queue pair whose destroy is still
+            // under way (the loop terminating) keeps everything.
+            if (!qpBusy) {
+                registry.releaseWindows();
+            }
             if (e.destroyQueues(drained) || drained && e.qpTeardown != RdmaEndpoint.QP_DESTROYING) {
                 registry.releaseAll();
                 e.destroyMemory();
@@ -679,6 +683,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             RdmaEndpoint e = ep;
             if (e != null && e.qp != null && e.qpTeardown != RdmaEndpoint.QP_STUCK) {
                 if (e.qpTeardown == RdmaEndpoint.QP_HERE) {
+                    registry.releaseWindows(); // before the destroy: on rxe a bound window holds the QP for 50 s
                     e.qpTeardown = RdmaEndpoint.QP_DESTROYING;
                     ioHandler.teardown.destroy(e.qp, destroyed -> {
                         e.queuePairDestroyed(destroyed);

@@ -37,17 +37,6 @@ class NativeFabricReliabilityTest extends RpcRdmaReliabilitySuite {
         return NativeTestDevice.address();
     }
 
-    /**
-     * On rxe 6.1 in the VM a client noticed the server's close only after 30-50 s in the full VM stage (the server's
-     * receive queue is not flushed after its queue pair goes to error, its close waits for the 5 s backstop; the
-     * rest is not understood yet); the call still fails with RpcConnectionClosedException well within its 120 s
-     * timeout. Open question, noted for the next session.
-     */
-    @Override
-    long serverDropNoticeSeconds() {
-        return 90;
-    }
-
     @Override
     int soakSeconds() {
         return Integer.getInteger("soak.seconds", 40);

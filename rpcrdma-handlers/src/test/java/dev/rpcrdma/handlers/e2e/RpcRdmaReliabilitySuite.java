@@ -227,12 +227,14 @@ abstract class RpcRdmaReliabilitySuite {
         return pending;
     }
 
-    /** {@code pending} fails, well within its timeout, because its connection closed. */
-    /** How soon a client must notice that the server dropped its connection (well under the call's timeout). */
-    long serverDropNoticeSeconds() {
-        return 30;
-    }
+    /**
+     * How soon a client's pending calls must fail after its server closed the connection (issue 30): a correctness
+     * limit, as with the kernel's xprtrdma, not a benchmark. The peer's DREQ (or iWARP's TCP FIN) reaches the client's
+     * RDMA-CM event channel in well under a second, even in the TCG VM; the rest is the client's own close.
+     */
+    static final long LOST_PEER_NOTICE_SECONDS = 10;
 
+    /** {@code pending} fails, well within its timeout, because its connection closed. */
     static void assertFailsClosed(CompletableFuture<?> pending) {
         assertInstanceOf(RpcConnectionClosedException.class,
                 assertThrows(ExecutionException.class, () -> pending.get(TIMEOUT, TimeUnit.SECONDS)).getCause());
@@ -257,7 +259,9 @@ abstract class RpcRdmaReliabilitySuite {
         long start = System.nanoTime();
         serverSideOf(0).close();
         assertFailsClosed(pending);
-        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(serverDropNoticeSeconds()),
+        long noticed = System.nanoTime() - start;
+        System.out.printf("the client noticed the server's close after %d ms%n", noticed / 1_000_000);
+        assertTrue(noticed < TimeUnit.SECONDS.toNanos(LOST_PEER_NOTICE_SECONDS),
                 "failed when the connection went, not by the call's timeout");
         // The answer after the close goes nowhere and leaks nothing.
         held.poll().replySuccess();

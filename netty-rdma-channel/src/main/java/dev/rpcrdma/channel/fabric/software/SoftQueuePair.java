@@ -15,6 +15,7 @@ import dev.rpcrdma.channel.fabric.WrOpcode;
 import io.netty.util.internal.PlatformDependent;
 
 import java.io.IOException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * An RC queue pair. Its send queue is executed by the fabric's engine thread in posting order; all state is guarded
@@ -51,6 +52,8 @@ final class SoftQueuePair implements QueuePair {
     private final SoftSharedReceiveQueue srq;
     /** In error, the flush not done yet ({@link SoftwareFabric#flushDelayMillis(long)}). */
     private boolean flushPending;
+    /** Type-2 windows bound through this pair and not invalidated: each holds a reference on an rxe queue pair. */
+    int boundWindows;
 
     SoftQueuePair(SoftwareFabric fabric, SoftProtectionDomain pd, SoftCompletionQueue sendCq,
                   SoftCompletionQueue recvCq, SoftSharedReceiveQueue srq, QpCapabilities caps, int qpNum) {
@@ -183,8 +186,18 @@ final class SoftQueuePair implements QueuePair {
         }
     }
 
+    /**
+     * {@code ibv_destroy_qp}. Like rxe ({@link SoftwareFabric#likeRxe}), it first waits, up to
+     * {@link SoftwareFabric#RXE_DESTROY_WAIT_MILLIS}, until no bound type-2 window holds the queue pair: Linux 6.1's
+     * {@code rxe_do_bind_mw} takes a reference on the queue pair, only the window's invalidation or deallocation
+     * ({@code rxe_do_invalidate_mw}) drops it, and the destroy ({@code __rxe_cleanup}) waits for the last one with a
+     * 50 s timeout.
+     */
     @Override
     public void close() {
+        if (fabric.likeRxe) {
+            awaitWindowsUnbound();
+        }
         long delay = fabric.destroyQpDelayMillis;
         if (delay > 0) {
             try {
@@ -206,6 +219,28 @@ final class SoftQueuePair implements QueuePair {
             if (srq != null) {
                 srq.users--;
             }
+        }
+    }
+
+    private void awaitWindowsUnbound() {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SoftwareFabric.RXE_DESTROY_WAIT_MILLIS);
+        synchronized (fabric.lock) {
+            long left;
+            while (boundWindows > 0 && !destroyed && (left = deadline - System.nanoTime()) > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(fabric.lock, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    /** A window bound through this pair was invalidated or deallocated. Caller holds the fabric lock. */
+    void windowUnbound() {
+        if (--boundWindows == 0) {
+            fabric.lock.notifyAll();
         }
     }
 

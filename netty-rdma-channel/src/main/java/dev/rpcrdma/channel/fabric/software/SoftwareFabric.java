@@ -24,6 +24,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class SoftwareFabric implements Fabric {
     /** The RNR NAK timer between retries of a Send that found no posted receive. */
     public static final int RNR_TIMER_MILLIS = 1;
+    /**
+     * Like rxe, how long {@code ibv_destroy_qp} waits at most for the bound type-2 windows that hold the queue pair
+     * (Linux 6.1 {@code __rxe_cleanup}: 50 s, then a kernel warning and the destroy goes on).
+     */
+    public static final long RXE_DESTROY_WAIT_MILLIS = 50_000;
 
     private static volatile SoftwareFabric instance;
 
@@ -75,7 +80,9 @@ public final class SoftwareFabric implements Fabric {
      * Makes the device behave like Soft-RoCE where {@code IBV_WR_LOCAL_INV} is concerned (until set back): it reports
      * {@link dev.rpcrdma.channel.fabric.VerbsDevice#localInvalidateBreaksWindows()}, and a {@code LOCAL_INV} of a
      * bound type-2 window (which oopses rxe's kernel) fails with {@code LOC_QP_OP_ERR} instead of invalidating, so
-     * a test sees any attempt. Default false: {@code LOCAL_INV} works, as on hardware.
+     * a test sees any attempt; and {@code ibv_destroy_qp} waits, as rxe's does, for the windows still bound through
+     * the queue pair to be invalidated or deallocated (at most {@link #RXE_DESTROY_WAIT_MILLIS}). Default false:
+     * {@code LOCAL_INV} works and a destroy does not wait, as on hardware.
      */
     public void likeRxe(boolean likeRxe) {
         this.likeRxe = likeRxe;
