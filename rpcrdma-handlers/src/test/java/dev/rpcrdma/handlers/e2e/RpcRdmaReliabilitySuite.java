@@ -45,6 +45,7 @@ import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -185,6 +186,10 @@ abstract class RpcRdmaReliabilitySuite {
     }
 
     RpcClient connect() throws Exception {
+        return connect(server.localAddress());
+    }
+
+    RpcClient connect(SocketAddress address) throws Exception {
         RpcDispatcher callbacks = new RpcDispatcher(new RpcProgramRegistry().register(CB_PROG, 1, CB_ECHO,
                 (call, args) -> {
                     byte[] data = args.readOpaque(1024);
@@ -195,7 +200,7 @@ abstract class RpcRdmaReliabilitySuite {
         Channel c = new Bootstrap().group(group).channel(RdmaChannel.class)
                 .handler(new RpcRdmaClientInitializer(new RpcStats(), RpcRdmaConfig.DEFAULT, new RpcRdmaStats(),
                         Duration.ofSeconds(TIMEOUT)).withCallbacks(callbacks))
-                .connect(server.localAddress()).sync().channel();
+                .connect(address).sync().channel();
         channels.add(c);
         return RpcClient.of(c);
     }
