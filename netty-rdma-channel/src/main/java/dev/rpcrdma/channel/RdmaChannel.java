@@ -302,6 +302,12 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         }
     }
 
+    /** Fault injection (the test-jar's {@code RdmaFaults}): the queue pair, or null before it exists or once gone. */
+    dev.rpcrdma.channel.fabric.QueuePair queuePairForFaults() {
+        RdmaEndpoint e = ep;
+        return e == null ? null : e.qp;
+    }
+
     void deregisterNow(RdmaMemory m) {
         registry.deregister(m);
     }

@@ -44,6 +44,10 @@ final class SoftQueuePair implements QueuePair {
     int state = QpState.INIT;
     SoftQueuePair peer;
     int rnrRetryCount = RNR_RETRY_INFINITE;
+    /** Transport retries of a request before {@code IBV_WC_RETRY_EXC_ERR} (rdma_cm's {@code retry_count}). */
+    int retryCount = 7;
+    /** Its peer vanished ({@link SoftwareFabric#severConnection}): nothing crosses the connection any more. */
+    boolean severed;
     private int sqOccupied;
     private int unsignaledDone;
     private boolean scheduled;
@@ -260,11 +264,33 @@ final class SoftQueuePair implements QueuePair {
         }
     }
 
+    /** Nothing crosses the connection from now on (caller holds the fabric lock). */
+    void sever() {
+        severed = true;
+    }
+
     private void run() {
         synchronized (fabric.lock) {
             scheduled = false;
             while (state == QpState.RTS && !sq.isEmpty()) {
-                if (!execute(sq.peek())) {
+                SoftSendWr head = sq.peek();
+                if (severed && head.opcode != WrOpcode.BIND_MW && head.opcode != WrOpcode.LOCAL_INV) {
+                    // No ACK comes back: sent again after each local ACK timeout, retry_cnt times, then given up.
+                    long now = System.nanoTime();
+                    if (head.retriesSpentAt == 0) {
+                        head.retriesSpentAt = now + TimeUnit.MILLISECONDS.toNanos(
+                                SoftwareFabric.ACK_TIMEOUT_MILLIS * (retryCount + 1L));
+                    }
+                    long left = head.retriesSpentAt - now;
+                    if (left > 0) {
+                        scheduled = true;
+                        fabric.engine.schedule(runTask, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
+                        return;
+                    }
+                    fail(head, WcStatus.RETRY_EXC_ERR);
+                    continue;
+                }
+                if (!execute(head)) {
                     // RNR NAK: retry after the RNR timer.
                     scheduled = true;
                     fabric.engine.schedule(runTask, SoftwareFabric.RNR_TIMER_MILLIS);

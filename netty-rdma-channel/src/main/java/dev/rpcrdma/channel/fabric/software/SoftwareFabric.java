@@ -29,6 +29,12 @@ public final class SoftwareFabric implements Fabric {
      * (Linux 6.1 {@code __rxe_cleanup}: 50 s, then a kernel warning and the destroy goes on).
      */
     public static final long RXE_DESTROY_WAIT_MILLIS = 50_000;
+    /**
+     * The local ACK timeout of every queue pair (the {@code timeout} attribute 14: 4.096 µs × 2^14 ≈ 67 ms, a common
+     * value on an InfiniBand subnet; rdma_cm on RoCE sets 19, about 2.1 s): how long a requester waits for the
+     * acknowledgement of a request before it sends it again ({@link #severConnection}).
+     */
+    public static final long ACK_TIMEOUT_MILLIS = 67;
 
     private static volatile SoftwareFabric instance;
 
@@ -141,6 +147,26 @@ public final class SoftwareFabric implements Fabric {
         }
         failSendsOnly = sendsOnly;
         postSendFailures.set(count);
+    }
+
+    /**
+     * Models the peer of {@code qp} vanishing without a word (its host lost power, a cable or switch failed): from now
+     * on nothing crosses that connection in either direction. No acknowledgement comes back, so a request of either
+     * side that needs the peer (Send, RDMA Write or Read) is sent again after every local ACK timeout
+     * ({@link #ACK_TIMEOUT_MILLIS}) until the queue pair's {@code retry_cnt} is spent, then completes with
+     * {@code IBV_WC_RETRY_EXC_ERR} and the queue pair goes to error (IBTA transport retries); a queue pair that
+     * sends nothing notices nothing. RDMA-CM messages are lost too: a side that disconnects gets its own
+     * {@code DISCONNECTED} (as the kernel's CM reports one once its DREQ timed out), its peer none. Binds and local
+     * invalidations, which never leave the device, still execute.
+     */
+    public void severConnection(dev.rpcrdma.channel.fabric.QueuePair qp) {
+        SoftQueuePair q = (SoftQueuePair) qp;
+        synchronized (lock) {
+            q.sever();
+            if (q.peer != null) {
+                q.peer.sever();
+            }
+        }
     }
 
     /** Consumes one injected post failure for a work request of {@code opcode}, if any. */
