@@ -71,7 +71,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link RdmaWorkRequestException} {@code IBV_WC_WR_FLUSH_ERR}); other channels on the loop keep running. Then the
  * close completes as usual (unposted writes fail with {@link ClosedChannelException}, channelInactive, close future,
  * deregistration), everything registered through the channel is deregistered, and QP, CQ, completion channel, PD
- * and id are destroyed. If the device does not flush within {@value #DRAIN_TIMEOUT_MILLIS} ms (a timer is the
+ * and id are destroyed; memory windows go first, before the QP ({@link MemoryRegistry#releaseWindows()}: on rxe a
+ * bound window would hold the QP's destroy, and with it {@code channelInactive}, for 50 s). If the device does not flush within {@value #DRAIN_TIMEOUT_MILLIS} ms (a timer is the
  * backstop; rxe 6.1 is seen not to flush the receive queue of some queue pairs) the queue pair is destroyed first,
  * after which the device owns none of the posted memory; only if that fails is the memory leaked (logged).
  */
