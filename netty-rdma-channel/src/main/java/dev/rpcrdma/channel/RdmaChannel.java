@@ -4,6 +4,7 @@ import dev.rpcrdma.channel.fabric.CmEvent;
 import dev.rpcrdma.channel.fabric.CmEventChannel;
 import dev.rpcrdma.channel.fabric.CmId;
 import dev.rpcrdma.channel.fabric.CompletionArray;
+import dev.rpcrdma.channel.fabric.QueuePair;
 import dev.rpcrdma.channel.fabric.VerbsDevice;
 import dev.rpcrdma.channel.fabric.WcFlags;
 import dev.rpcrdma.channel.fabric.WcStatus;
@@ -72,9 +73,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * close completes as usual (unposted writes fail with {@link ClosedChannelException}, channelInactive, close future,
  * deregistration), everything registered through the channel is deregistered, and QP, CQ, completion channel, PD
  * and id are destroyed; memory windows go first, before the QP ({@link MemoryRegistry#releaseWindows()}: on rxe a
- * bound window would hold the QP's destroy, and with it {@code channelInactive}, for 50 s). If the device does not flush within {@value #DRAIN_TIMEOUT_MILLIS} ms (a timer is the
- * backstop; rxe 6.1 is seen not to flush the receive queue of some queue pairs) the queue pair is destroyed first,
- * after which the device owns none of the posted memory; only if that fails is the memory leaked (logged).
+ * bound window would hold the QP's destroy, and with it {@code channelInactive}, for 50 s). If the device does not
+ * flush within {@value #DRAIN_TIMEOUT_MILLIS} ms (a timer is the backstop; rxe 6.1 is seen not to flush the receive
+ * queue of some queue pairs) the queue pair is destroyed first, after which the device owns none of the posted
+ * memory; only if that fails is the memory leaked (logged).
  */
 public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnection {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaChannel.class);
@@ -304,7 +306,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     }
 
     /** Fault injection (the test-jar's {@code RdmaFaults}): the queue pair, or null before it exists or once gone. */
-    dev.rpcrdma.channel.fabric.QueuePair queuePairForFaults() {
+    QueuePair queuePairForFaults() {
         RdmaEndpoint e = ep;
         return e == null ? null : e.qp;
     }

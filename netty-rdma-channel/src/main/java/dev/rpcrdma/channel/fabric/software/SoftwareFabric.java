@@ -3,6 +3,7 @@ package dev.rpcrdma.channel.fabric.software;
 import dev.rpcrdma.channel.fabric.CmEventChannel;
 import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.fabric.FabricException;
+import dev.rpcrdma.channel.fabric.QueuePair;
 import dev.rpcrdma.channel.fabric.WrOpcode;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
@@ -30,8 +31,8 @@ public final class SoftwareFabric implements Fabric {
      */
     public static final long RXE_DESTROY_WAIT_MILLIS = 50_000;
     /**
-     * The local ACK timeout of every queue pair (the {@code timeout} attribute 14: 4.096 µs × 2^14 ≈ 67 ms, a common
-     * value on an InfiniBand subnet; rdma_cm on RoCE sets 19, about 2.1 s): how long a requester waits for the
+     * The local ACK timeout of every queue pair (the {@code timeout} attribute 14: 4.096 µs × 2^14 ≈ 67 ms, a
+     * common value on an InfiniBand subnet; rdma_cm on RoCE sets 19, about 2.1 s): how long a requester waits for the
      * acknowledgement of a request before it sends it again ({@link #severConnection}).
      */
     public static final long ACK_TIMEOUT_MILLIS = 67;
@@ -159,7 +160,7 @@ public final class SoftwareFabric implements Fabric {
      * {@code DISCONNECTED} (as the kernel's CM reports one once its DREQ timed out), its peer none. Binds and local
      * invalidations, which never leave the device, still execute.
      */
-    public void severConnection(dev.rpcrdma.channel.fabric.QueuePair qp) {
+    public void severConnection(QueuePair qp) {
         SoftQueuePair q = (SoftQueuePair) qp;
         synchronized (lock) {
             q.sever();
