@@ -13,9 +13,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Destroys queue pairs off the event loop, then hands the outcome back to it. {@code ibv_destroy_qp} may sleep in
- * the kernel: on Soft-RoCE (Linux 6.1) it was measured blocking for about 50 s when the peer queue pair still had
- * traffic for the one being destroyed (a connection closed abruptly with RDMA Reads and Writes in flight). On the
- * loop, that stalls every connection sharing its completion queue. Linux's own RPC-over-RDMA transports do the same
+ * the kernel: on Soft-RoCE (Linux 6.1) it waits until every reference to the queue pair is dropped, up to 50 s
+ * ({@code __rxe_cleanup}); it was measured blocking that long when a connection closed with calls in flight, whose
+ * bound type-2 memory windows each held a reference (now deallocated before the destroy,
+ * {@link MemoryRegistry#releaseWindows()}); packets in flight hold references too. On the loop, a sleeping destroy
+ * stalls every connection sharing its completion queue. Linux's own RPC-over-RDMA transports do the same
  * ({@code svc_rdma_free} runs from a workqueue, not from the context that closed the transport).
  *
  * <p>What stays on the loop: the channel's registered memory is freed only after the queue pair is gone (the device

@@ -4,6 +4,7 @@ import dev.rpcrdma.channel.fabric.CmEvent;
 import dev.rpcrdma.channel.fabric.CmEventChannel;
 import dev.rpcrdma.channel.fabric.CmId;
 import dev.rpcrdma.channel.fabric.CompletionArray;
+import dev.rpcrdma.channel.fabric.QueuePair;
 import dev.rpcrdma.channel.fabric.VerbsDevice;
 import dev.rpcrdma.channel.fabric.WcFlags;
 import dev.rpcrdma.channel.fabric.WcStatus;
@@ -71,9 +72,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link RdmaWorkRequestException} {@code IBV_WC_WR_FLUSH_ERR}); other channels on the loop keep running. Then the
  * close completes as usual (unposted writes fail with {@link ClosedChannelException}, channelInactive, close future,
  * deregistration), everything registered through the channel is deregistered, and QP, CQ, completion channel, PD
- * and id are destroyed. If the device does not flush within {@value #DRAIN_TIMEOUT_MILLIS} ms (a timer is the
- * backstop; rxe 6.1 is seen not to flush the receive queue of some queue pairs) the queue pair is destroyed first,
- * after which the device owns none of the posted memory; only if that fails is the memory leaked (logged).
+ * and id are destroyed; memory windows go first, before the QP ({@link MemoryRegistry#releaseWindows()}: on rxe a
+ * bound window would hold the QP's destroy, and with it {@code channelInactive}, for 50 s). If the device does not
+ * flush within {@value #DRAIN_TIMEOUT_MILLIS} ms (a timer is the backstop; rxe 6.1 is seen not to flush the receive
+ * queue of some queue pairs) the queue pair is destroyed first, after which the device owns none of the posted
+ * memory; only if that fails is the memory leaked (logged).
  */
 public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnection {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaChannel.class);
@@ -300,6 +303,12 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         if (e != null) {
             e.qp.modifyToError();
         }
+    }
+
+    /** Fault injection (the test-jar's {@code RdmaFaults}): the queue pair, or null before it exists or once gone. */
+    QueuePair queuePairForFaults() {
+        RdmaEndpoint e = ep;
+        return e == null ? null : e.qp;
     }
 
     void deregisterNow(RdmaMemory m) {
@@ -585,8 +594,12 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
                         + "destroying the queue pair first: once it is gone the device owns none of their memory",
                         this, sends.inFlight(), receives.posted(), DRAIN_TIMEOUT_MILLIS);
             }
-            // Verbs order: QP, MWs, MRs, then the loop's CQ and PD with its last channel; the id in closeCm. A queue
-            // pair whose destroy is still under way (the loop terminating) keeps everything.
+            // Verbs order: MWs (the QP is in error: no bind runs any more; MemoryRegistry.releaseWindows), QP, MRs,
+            // then the loop's CQ and PD with its last channel; the id in closeCm. A queue pair whose destroy is still
+            // under way (the loop terminating) keeps everything.
+            if (!qpBusy) {
+                registry.releaseWindows();
+            }
             if (e.destroyQueues(drained) || drained && e.qpTeardown != RdmaEndpoint.QP_DESTROYING) {
                 registry.releaseAll();
                 e.destroyMemory();
@@ -679,6 +692,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             RdmaEndpoint e = ep;
             if (e != null && e.qp != null && e.qpTeardown != RdmaEndpoint.QP_STUCK) {
                 if (e.qpTeardown == RdmaEndpoint.QP_HERE) {
+                    registry.releaseWindows(); // before the destroy: on rxe a bound window holds the QP for 50 s
                     e.qpTeardown = RdmaEndpoint.QP_DESTROYING;
                     ioHandler.teardown.destroy(e.qp, destroyed -> {
                         e.queuePairDestroyed(destroyed);

@@ -1,5 +1,7 @@
 package dev.rpcrdma.channel;
 
+import dev.rpcrdma.channel.fabric.QueuePair;
+import dev.rpcrdma.channel.fabric.software.SoftwareFabric;
 import io.netty.util.concurrent.Future;
 
 /**
@@ -11,6 +13,25 @@ import io.netty.util.concurrent.Future;
 public final class RdmaFaults {
 
     private RdmaFaults() {
+    }
+
+    /**
+     * Software fabric only: {@code channel}'s peer vanishes without a word ({@link SoftwareFabric#severConnection}:
+     * no disconnect, no acknowledgement any more; the next request that needs the peer fails with
+     * {@code IBV_WC_RETRY_EXC_ERR} once its transport retries are spent).
+     */
+    public static Future<Void> severConnection(RdmaChannel channel) {
+        return channel.eventLoop().submit(() -> {
+            if (!(channel.fabric instanceof SoftwareFabric)) {
+                throw new UnsupportedOperationException("only the software fabric models a vanished peer");
+            }
+            QueuePair qp = channel.queuePairForFaults();
+            if (qp == null) {
+                throw new IllegalStateException(channel + " has no queue pair");
+            }
+            ((SoftwareFabric) channel.fabric).severConnection(qp);
+            return null;
+        });
     }
 
     /** Moves {@code channel}'s queue pair to error; the future completes once it was done on the event loop. */

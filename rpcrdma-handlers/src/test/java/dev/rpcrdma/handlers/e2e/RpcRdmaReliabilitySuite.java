@@ -45,6 +45,7 @@ import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -185,6 +186,10 @@ abstract class RpcRdmaReliabilitySuite {
     }
 
     RpcClient connect() throws Exception {
+        return connect(server.localAddress());
+    }
+
+    RpcClient connect(SocketAddress address) throws Exception {
         RpcDispatcher callbacks = new RpcDispatcher(new RpcProgramRegistry().register(CB_PROG, 1, CB_ECHO,
                 (call, args) -> {
                     byte[] data = args.readOpaque(1024);
@@ -195,7 +200,7 @@ abstract class RpcRdmaReliabilitySuite {
         Channel c = new Bootstrap().group(group).channel(RdmaChannel.class)
                 .handler(new RpcRdmaClientInitializer(new RpcStats(), RpcRdmaConfig.DEFAULT, new RpcRdmaStats(),
                         Duration.ofSeconds(TIMEOUT)).withCallbacks(callbacks))
-                .connect(server.localAddress()).sync().channel();
+                .connect(address).sync().channel();
         channels.add(c);
         return RpcClient.of(c);
     }
@@ -227,12 +232,14 @@ abstract class RpcRdmaReliabilitySuite {
         return pending;
     }
 
-    /** {@code pending} fails, well within its timeout, because its connection closed. */
-    /** How soon a client must notice that the server dropped its connection (well under the call's timeout). */
-    long serverDropNoticeSeconds() {
-        return 30;
-    }
+    /**
+     * How soon a client's pending calls must fail after its server closed the connection (issue 30): a correctness
+     * limit, as with the kernel's xprtrdma, not a benchmark. The peer's DREQ (or iWARP's TCP FIN) reaches the client's
+     * RDMA-CM event channel in well under a second, even in the TCG VM; the rest is the client's own close.
+     */
+    static final long LOST_PEER_NOTICE_SECONDS = 10;
 
+    /** {@code pending} fails, well within its timeout, because its connection closed. */
     static void assertFailsClosed(CompletableFuture<?> pending) {
         assertInstanceOf(RpcConnectionClosedException.class,
                 assertThrows(ExecutionException.class, () -> pending.get(TIMEOUT, TimeUnit.SECONDS)).getCause());
@@ -257,7 +264,9 @@ abstract class RpcRdmaReliabilitySuite {
         long start = System.nanoTime();
         serverSideOf(0).close();
         assertFailsClosed(pending);
-        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(serverDropNoticeSeconds()),
+        long noticed = System.nanoTime() - start;
+        System.out.printf("the client noticed the server's close after %d ms%n", noticed / 1_000_000);
+        assertTrue(noticed < TimeUnit.SECONDS.toNanos(LOST_PEER_NOTICE_SECONDS),
                 "failed when the connection went, not by the call's timeout");
         // The answer after the close goes nowhere and leaks nothing.
         held.poll().replySuccess();

@@ -248,6 +248,9 @@ final class SoftCmId implements CmId {
             // rnr_retry_count is how often the *peer* retries our RNR NAKs.
             qp.rnrRetryCount = Math.min(c.connectParameters.rnrRetryCount, SoftQueuePair.RNR_RETRY_INFINITE);
             c.qp.rnrRetryCount = Math.min(parameters.rnrRetryCount, SoftQueuePair.RNR_RETRY_INFINITE);
+            // retry_count is how often each side retries its own requests (its connect or accept parameters).
+            qp.retryCount = Math.min(parameters.retryCount, 7);
+            c.qp.retryCount = Math.min(c.connectParameters.retryCount, 7);
             if (qp.state != dev.rpcrdma.channel.fabric.QpState.ERR) {
                 qp.state = dev.rpcrdma.channel.fabric.QpState.RTS;
             }
@@ -297,6 +300,9 @@ final class SoftCmId implements CmId {
             post(this, new CmEvent(CmEventType.DISCONNECTED, 0, this, null, null));
         }
         SoftCmId p = peer;
+        if (qp != null && qp.severed) {
+            return; // the DREQ is lost with the connection (SoftwareFabric.severConnection)
+        }
         if (p != null && !p.disconnectEventSent) {
             p.disconnectEventSent = true;
             post(p, new CmEvent(CmEventType.DISCONNECTED, 0, p, null, null));

@@ -29,6 +29,7 @@ final class SoftMemoryWindow implements MemoryWindow {
         unbind();
         this.rkey = newRkey;
         this.qp = qp;
+        qp.boundWindows++;
         this.region = region;
         this.address = address;
         this.length = length;
@@ -41,6 +42,7 @@ final class SoftMemoryWindow implements MemoryWindow {
         if (region != null) {
             region.boundWindows--;
             region = null;
+            qp.windowUnbound();
             qp = null;
         }
     }

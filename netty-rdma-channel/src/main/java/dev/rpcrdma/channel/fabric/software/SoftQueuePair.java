@@ -15,6 +15,7 @@ import dev.rpcrdma.channel.fabric.WrOpcode;
 import io.netty.util.internal.PlatformDependent;
 
 import java.io.IOException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * An RC queue pair. Its send queue is executed by the fabric's engine thread in posting order; all state is guarded
@@ -43,6 +44,10 @@ final class SoftQueuePair implements QueuePair {
     int state = QpState.INIT;
     SoftQueuePair peer;
     int rnrRetryCount = RNR_RETRY_INFINITE;
+    /** Transport retries of a request before {@code IBV_WC_RETRY_EXC_ERR} (rdma_cm's {@code retry_count}). */
+    int retryCount = 7;
+    /** Its peer vanished ({@link SoftwareFabric#severConnection}): nothing crosses the connection any more. */
+    boolean severed;
     private int sqOccupied;
     private int unsignaledDone;
     private boolean scheduled;
@@ -51,6 +56,8 @@ final class SoftQueuePair implements QueuePair {
     private final SoftSharedReceiveQueue srq;
     /** In error, the flush not done yet ({@link SoftwareFabric#flushDelayMillis(long)}). */
     private boolean flushPending;
+    /** Type-2 windows bound through this pair and not invalidated: each holds a reference on an rxe queue pair. */
+    int boundWindows;
 
     SoftQueuePair(SoftwareFabric fabric, SoftProtectionDomain pd, SoftCompletionQueue sendCq,
                   SoftCompletionQueue recvCq, SoftSharedReceiveQueue srq, QpCapabilities caps, int qpNum) {
@@ -183,8 +190,18 @@ final class SoftQueuePair implements QueuePair {
         }
     }
 
+    /**
+     * {@code ibv_destroy_qp}. Like rxe ({@link SoftwareFabric#likeRxe}), it first waits, up to
+     * {@link SoftwareFabric#RXE_DESTROY_WAIT_MILLIS}, until no bound type-2 window holds the queue pair: Linux 6.1's
+     * {@code rxe_do_bind_mw} takes a reference on the queue pair, only the window's invalidation or deallocation
+     * ({@code rxe_do_invalidate_mw}) drops it, and the destroy ({@code __rxe_cleanup}) waits for the last one with a
+     * 50 s timeout.
+     */
     @Override
     public void close() {
+        if (fabric.likeRxe) {
+            awaitWindowsUnbound();
+        }
         long delay = fabric.destroyQpDelayMillis;
         if (delay > 0) {
             try {
@@ -209,6 +226,28 @@ final class SoftQueuePair implements QueuePair {
         }
     }
 
+    private void awaitWindowsUnbound() {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SoftwareFabric.RXE_DESTROY_WAIT_MILLIS);
+        synchronized (fabric.lock) {
+            long left;
+            while (boundWindows > 0 && !destroyed && (left = deadline - System.nanoTime()) > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(fabric.lock, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    /** A window bound through this pair was invalidated or deallocated. Caller holds the fabric lock. */
+    void windowUnbound() {
+        if (--boundWindows == 0) {
+            fabric.lock.notifyAll();
+        }
+    }
+
     /** Number of receives posted and not yet consumed (test visibility). */
     int postedReceives() {
         synchronized (fabric.lock) {
@@ -225,11 +264,33 @@ final class SoftQueuePair implements QueuePair {
         }
     }
 
+    /** Nothing crosses the connection from now on (caller holds the fabric lock). */
+    void sever() {
+        severed = true;
+    }
+
     private void run() {
         synchronized (fabric.lock) {
             scheduled = false;
             while (state == QpState.RTS && !sq.isEmpty()) {
-                if (!execute(sq.peek())) {
+                SoftSendWr head = sq.peek();
+                if (severed && head.opcode != WrOpcode.BIND_MW && head.opcode != WrOpcode.LOCAL_INV) {
+                    // No ACK comes back: sent again after each local ACK timeout, retry_cnt times, then given up.
+                    long now = System.nanoTime();
+                    if (head.retriesSpentAt == 0) {
+                        head.retriesSpentAt = now + TimeUnit.MILLISECONDS.toNanos(
+                                SoftwareFabric.ACK_TIMEOUT_MILLIS * (retryCount + 1L));
+                    }
+                    long left = head.retriesSpentAt - now;
+                    if (left > 0) {
+                        scheduled = true;
+                        fabric.engine.schedule(runTask, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
+                        return;
+                    }
+                    fail(head, WcStatus.RETRY_EXC_ERR);
+                    continue;
+                }
+                if (!execute(head)) {
                     // RNR NAK: retry after the RNR timer.
                     scheduled = true;
                     fabric.engine.schedule(runTask, SoftwareFabric.RNR_TIMER_MILLIS);

@@ -30,6 +30,8 @@ final class SoftSendWr {
     int bindAccess;
     long totalLength;
     int rnrAttempts;
+    /** To a vanished peer ({@link SoftwareFabric#severConnection}): when its transport retries are spent, or 0. */
+    long retriesSpentAt;
 
     SoftSendWr(int maxSge, int maxInline) {
         sgeAddress = new long[maxSge];
@@ -71,6 +73,7 @@ final class SoftSendWr {
         bindLength = wr.bindLength();
         bindAccess = wr.bindAccess();
         rnrAttempts = 0;
+        retriesSpentAt = 0;
         return this;
     }
 

@@ -3,6 +3,7 @@ package dev.rpcrdma.channel.fabric.software;
 import dev.rpcrdma.channel.fabric.CmEventChannel;
 import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.fabric.FabricException;
+import dev.rpcrdma.channel.fabric.QueuePair;
 import dev.rpcrdma.channel.fabric.WrOpcode;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
@@ -24,6 +25,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class SoftwareFabric implements Fabric {
     /** The RNR NAK timer between retries of a Send that found no posted receive. */
     public static final int RNR_TIMER_MILLIS = 1;
+    /**
+     * Like rxe, how long {@code ibv_destroy_qp} waits at most for the bound type-2 windows that hold the queue pair
+     * (Linux 6.1 {@code __rxe_cleanup}: 50 s, then a kernel warning and the destroy goes on).
+     */
+    public static final long RXE_DESTROY_WAIT_MILLIS = 50_000;
+    /**
+     * The local ACK timeout of every queue pair (the {@code timeout} attribute 14: 4.096 µs × 2^14 ≈ 67 ms, a
+     * common value on an InfiniBand subnet; rdma_cm on RoCE sets 19, about 2.1 s): how long a requester waits for the
+     * acknowledgement of a request before it sends it again ({@link #severConnection}).
+     */
+    public static final long ACK_TIMEOUT_MILLIS = 67;
 
     private static volatile SoftwareFabric instance;
 
@@ -75,7 +87,9 @@ public final class SoftwareFabric implements Fabric {
      * Makes the device behave like Soft-RoCE where {@code IBV_WR_LOCAL_INV} is concerned (until set back): it reports
      * {@link dev.rpcrdma.channel.fabric.VerbsDevice#localInvalidateBreaksWindows()}, and a {@code LOCAL_INV} of a
      * bound type-2 window (which oopses rxe's kernel) fails with {@code LOC_QP_OP_ERR} instead of invalidating, so
-     * a test sees any attempt. Default false: {@code LOCAL_INV} works, as on hardware.
+     * a test sees any attempt; and {@code ibv_destroy_qp} waits, as rxe's does, for the windows still bound through
+     * the queue pair to be invalidated or deallocated (at most {@link #RXE_DESTROY_WAIT_MILLIS}). Default false:
+     * {@code LOCAL_INV} works and a destroy does not wait, as on hardware.
      */
     public void likeRxe(boolean likeRxe) {
         this.likeRxe = likeRxe;
@@ -134,6 +148,26 @@ public final class SoftwareFabric implements Fabric {
         }
         failSendsOnly = sendsOnly;
         postSendFailures.set(count);
+    }
+
+    /**
+     * Models the peer of {@code qp} vanishing without a word (its host lost power, a cable or switch failed): from now
+     * on nothing crosses that connection in either direction. No acknowledgement comes back, so a request of either
+     * side that needs the peer (Send, RDMA Write or Read) is sent again after every local ACK timeout
+     * ({@link #ACK_TIMEOUT_MILLIS}) until the queue pair's {@code retry_cnt} is spent, then completes with
+     * {@code IBV_WC_RETRY_EXC_ERR} and the queue pair goes to error (IBTA transport retries); a queue pair that
+     * sends nothing notices nothing. RDMA-CM messages are lost too: a side that disconnects gets its own
+     * {@code DISCONNECTED} (as the kernel's CM reports one once its DREQ timed out), its peer none. Binds and local
+     * invalidations, which never leave the device, still execute.
+     */
+    public void severConnection(QueuePair qp) {
+        SoftQueuePair q = (SoftQueuePair) qp;
+        synchronized (lock) {
+            q.sever();
+            if (q.peer != null) {
+                q.peer.sever();
+            }
+        }
     }
 
     /** Consumes one injected post failure for a work request of {@code opcode}, if any. */
