@@ -166,6 +166,9 @@ final class HadoopNfsGateway implements AutoCloseable {
     @Override
     public void close() throws Exception {
         try {
+            // The connections first, then the listener: its close shuts the program's executors down, and a
+            // connection still open then hands its calls and events to executors that reject them.
+            connections.close().await(30, java.util.concurrent.TimeUnit.SECONDS);
             rdma.close().sync();
             try {
                 nfs.stop();
