@@ -62,7 +62,9 @@ public final class RdmaReceive implements ByteBufHolder {
      * The readable bytes of {@code content} (a receive's content, or any buffer) as a buffer of their own starting at
      * reader index 0, retained; {@code content} keeps its own reference. A receive lent in place gives its receive
      * buffer's reusable tail view when asked at the same reader index as the receives before it (a transport header of
-     * fixed length): no copy and, in steady state, no allocation; anything else gives a retained slice.
+     * fixed length): no copy and, in steady state, no allocation; anything else gives a retained slice. The view is
+     * used with Netty's leak detection off ({@code -Dio.netty.leakDetection.level=disabled}); with it on, each call
+     * gets a retained slice, which the detector follows as an object of its own.
      */
     public static ByteBuf retainedReadable(ByteBuf content) {
         return ReceiveBuffers.retainedTail(ObjectUtil.checkNotNull(content, "content"));

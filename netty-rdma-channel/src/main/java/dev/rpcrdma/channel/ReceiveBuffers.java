@@ -4,6 +4,7 @@ import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledUnsafeDirectByteBuf;
+import io.netty.util.ResourceLeakDetector;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -182,7 +183,7 @@ final class ReceiveBuffers {
          */
         ByteBuf tail(ByteBuf lent, int from, int to) {
             Tail t = tail;
-            if (t != null && (t.offset != from || t.refCnt() != 0)) {
+            if (t != null && (t.offset != from || !t.idle())) {
                 return lent.retainedSlice(from, to - from);
             }
             if (t == null) {
@@ -220,13 +221,22 @@ final class ReceiveBuffers {
      */
     private static final class Tail extends UnpooledUnsafeDirectByteBuf {
         final int offset;
-        /** The reference to the slot this lend holds (the slot as lent). */
-        private ByteBuf lent;
+        /**
+         * The reference to the slot this lend holds (the slot as lent); null once the last release gave it back. Read
+         * by the loop that lends the view again: a view released (count 0) whose release has not yet given its slot
+         * reference back is not idle.
+         */
+        private volatile ByteBuf lent;
 
         Tail(Slot slot, int offset, ByteBuffer view) {
             super(slot.alloc(), view, view.remaining());
             this.offset = offset;
             setRefCnt(0);
+        }
+
+        /** Released, and its reference to the slot given back: it may be lent again. */
+        boolean idle() {
+            return refCnt() == 0 && lent == null;
         }
 
         void lend(ByteBuf lent, int length) {
@@ -262,14 +272,21 @@ final class ReceiveBuffers {
 
     /**
      * The readable bytes of {@code buf} (a receive's content, or any buffer) as a buffer of their own at reader index 0,
-     * retained: for a receive lent in place, its slot's reusable tail view when the slot was last asked at the same
-     * offset (no allocation), else a retained slice. {@code buf} keeps its own reference.
+     * retained: with leak detection off, for a receive lent in place, its slot's reusable tail view when the slot was
+     * last asked at the same offset and that view is idle (no allocation); else a retained slice. {@code buf} keeps
+     * its own reference.
      */
     static ByteBuf retainedTail(ByteBuf buf) {
-        ByteBuf b = buf instanceof Slot ? buf : buf.unwrap();
-        // The slot itself or a wrapper of it (Netty's leak detector) whose indexes are the slot's: same first byte.
-        if (b instanceof Slot && buf.hasMemoryAddress() && buf.memoryAddress() == b.memoryAddress()) {
-            return LeakTracking.track(((Slot) b).tail(buf, buf.readerIndex(), buf.writerIndex()));
+        // With Netty's leak detection on, a retained slice: the detector then follows each hand-up as an object of its
+        // own, through the slot's tracker, instead of one view object reused for every receive of the slot (tracking
+        // allocates per hand-up anyway). The reusable view is for leak detection off (-Dio.netty.leakDetection.level=
+        // disabled), where it saves the only allocation of the hand-up.
+        if (ResourceLeakDetector.isEnabled()) {
+            return buf.retainedSlice();
+        }
+        // The slot itself, whose indexes are the slot's (same first byte).
+        if (buf instanceof Slot && buf.hasMemoryAddress() && buf.memoryAddress() == ((Slot) buf).memoryAddress()) {
+            return ((Slot) buf).tail(buf, buf.readerIndex(), buf.writerIndex());
         }
         return buf.retainedSlice();
     }
