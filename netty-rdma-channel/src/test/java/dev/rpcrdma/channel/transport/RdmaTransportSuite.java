@@ -1001,12 +1001,16 @@ abstract class RdmaTransportSuite {
         }
         Thread.sleep(50);
         c.close().sync();
-        for (ChannelFuture s : sends) {
+        boolean iwarp = c.iwarp();
+        for (int i = 0; i < sends.size(); i++) {
+            ChannelFuture s = sends.get(i);
             // A Send's bytes are copied when it is posted: its promise completed then, delivered or not.
             assertTrue(s.await(TIMEOUT, TimeUnit.SECONDS));
+            if (iwarp && i == 3 && s.cause() instanceof ClosedChannelException) {
+                continue; // iWARP: the third Send ended the connection, possibly before this one was posted
+            }
             assertTrue(s.isSuccess(), String.valueOf(s.cause()));
         }
-        boolean iwarp = c.iwarp();
         for (ChannelFuture w : List.of(write, read)) {
             assertTrue(w.await(TIMEOUT, TimeUnit.SECONDS));
             if (iwarp && w.cause() instanceof ClosedChannelException) {
