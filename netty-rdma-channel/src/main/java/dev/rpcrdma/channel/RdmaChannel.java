@@ -163,8 +163,10 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     }
 
     /**
-     * The peer's private data: on a client the server's accept reply (196 bytes, zero padded, once
-     * established), on an accepted channel the client's connect request (56 bytes, zero padded). A copy.
+     * The peer's private data: on a client the server's accept reply (once established), on an accepted channel the
+     * client's connect request. On InfiniBand/RoCE it arrives zero padded to the CM message's field (196 bytes for the
+     * reply, 56 for the request); on iWARP exactly as long as it was sent (MPA carries its length, RFC 5044 §7.1).
+     * A copy.
      */
     @Override
     public byte[] peerPrivateData() {
