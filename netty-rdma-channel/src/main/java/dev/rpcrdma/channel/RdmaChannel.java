@@ -505,7 +505,9 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
                 status == WcStatus.WR_FLUSH_ERR ? (closing ? "channel closed" : "queue pair in error") : null);
         if (failure == null && (status != WcStatus.WR_FLUSH_ERR || !closing)) {
             failure = cause;
-            if (!held && !closing) {
+            // A real error (not a flush) is reported even when the close already began: the peer, having failed
+            // the request (e.g. a receive too short), may disconnect before this completion is polled.
+            if (!held) {
                 if (status == WcStatus.RETRY_EXC_ERR || status == WcStatus.RNR_RETRY_EXC_ERR) {
                     logger.info("{}: connection lost: {}", this, cause.getMessage());
                 } else {
