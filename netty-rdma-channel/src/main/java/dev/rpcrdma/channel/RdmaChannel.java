@@ -505,9 +505,14 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
                 status == WcStatus.WR_FLUSH_ERR ? (closing ? "channel closed" : "queue pair in error") : null);
         if (failure == null && (status != WcStatus.WR_FLUSH_ERR || !closing)) {
             failure = cause;
-            // A real error (not a flush) is reported even when the close already began: the peer, having failed
-            // the request (e.g. a receive too short), may disconnect before this completion is polled.
-            if (!held) {
+            // The responder's verdict on this very request (its NAK on IB and RoCE: remote access, invalid
+            // request/operational error) is reported even when the close already began: the peer, having failed the
+            // request (e.g. a receive too short), may disconnect before this completion is polled. Local errors
+            // while closing are the close's doing (siw completes a Send its transmitter was in with
+            // LOC_QP_OP_ERR when the connection drops) and are not reported.
+            boolean peersVerdict = status == WcStatus.REM_INV_REQ_ERR || status == WcStatus.REM_ACCESS_ERR
+                    || status == WcStatus.REM_OP_ERR;
+            if (!held && (!closing || peersVerdict)) {
                 if (status == WcStatus.RETRY_EXC_ERR || status == WcStatus.RNR_RETRY_EXC_ERR) {
                     logger.info("{}: connection lost: {}", this, cause.getMessage());
                 } else {

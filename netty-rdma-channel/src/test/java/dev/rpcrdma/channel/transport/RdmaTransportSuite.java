@@ -1078,7 +1078,8 @@ abstract class RdmaTransportSuite {
             c.writeAndFlush(Unpooled.wrappedBuffer(pattern(100, i)));
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT);
-        while (!writabilityChanges.contains(false) && System.nanoTime() < deadline) {
+        // IB: until the Sends stuck on RNR fill the queue for good (the first completions free entries for a moment).
+        while ((!writabilityChanges.contains(false) || !iwarp && c.isWritable()) && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
         assertTrue(writabilityChanges.contains(false), "a full send queue makes the channel unwritable");
