@@ -3,6 +3,7 @@ package dev.rpcrdma.channel;
 import dev.rpcrdma.channel.fabric.CmEvent;
 import dev.rpcrdma.channel.fabric.CmEventType;
 import dev.rpcrdma.channel.fabric.ConnectionParameters;
+import dev.rpcrdma.channel.fabric.FabricException;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.util.concurrent.Future;
@@ -157,17 +158,21 @@ final class CmConnection {
                     channel.state = ConnectionState.CONNECTING;
                     channel.cmId.connect(channel.config().connectionParameters(channel.config().privateData()));
                 } catch (Throwable t) {
-                    failConnect(t);
+                    failConnect(refused(t) ? noListener("connection refused", t) : t);
                 }
                 break;
             case CmEventType.ESTABLISHED:
                 onEstablished(event);
                 break;
             case CmEventType.REJECTED:
-                failConnect(event.status() == CmEventType.REJECT_INVALID_SERVICE_ID
-                        ? new ConnectException("no RDMA listener at " + requestedRemote)
-                        : new RdmaConnectionRejectedException("RDMA connection to " + requestedRemote
-                        + " rejected by the peer (reason " + event.status() + ')', event.status(), event.privateData()));
+                if (event.status() == CmEventType.REJECT_INVALID_SERVICE_ID || tcpRefused(event)) {
+                    failConnect(noListener(event.status() == CmEventType.REJECT_INVALID_SERVICE_ID
+                            ? "IB CM reject reason 8, invalid service ID" : "TCP connection refused", null));
+                } else {
+                    failConnect(new RdmaConnectionRejectedException("RDMA connection to " + requestedRemote
+                            + " rejected by the peer (reason " + event.status() + ')', event.status(),
+                            event.privateData()));
+                }
                 break;
             case CmEventType.UNREACHABLE:
                 // RDMA-CM cannot tell "no route" from "nobody answers on that port" here.
@@ -189,6 +194,37 @@ final class CmConnection {
             default:
                 logger.debug("{} ignores {}", channel, event);
         }
+    }
+
+    /**
+     * Whether a failed {@code rdma_connect} means nobody listens there. On iWARP the connection is a TCP connection
+     * (RFC 5044 §7: MPA starts once TCP is established): Soft-iWARP of Linux 6.1 connects TCP synchronously inside
+     * {@code rdma_connect} ({@code siw_connect}, {@code kernel_bindconnect}), so a port without a listener answers
+     * with a TCP RST and the call itself fails with {@code ECONNREFUSED}.
+     */
+    private static boolean refused(Throwable t) {
+        return t instanceof FabricException && ((FabricException) t).errno() == FabricException.ECONNREFUSED;
+    }
+
+    /**
+     * Whether a REJECTED event is iWARP's refused TCP connection rather than a consumer's reject: RDMA-CM maps an
+     * iWARP connect reply with {@code -ECONNREFUSED} or {@code -ECONNRESET} to REJECTED with that negative status
+     * ({@code cma_iw_handler}), where IB CM reports a positive reject reason. A consumer's MPA reject
+     * (RFC 5044 §7.1.1, the R bit) arrives the same way, so only a reject without private data counts as refused:
+     * an iWARP peer that rejects with empty private data is reported as nobody listening (RDMA-CM cannot tell).
+     */
+    private static boolean tcpRefused(CmEvent event) {
+        byte[] pd = event.privateData();
+        return (event.status() == -FabricException.ECONNREFUSED || event.status() == -FabricException.ECONNRESET)
+                && (pd == null || pd.length == 0);
+    }
+
+    private ConnectException noListener(String why, Throwable cause) {
+        ConnectException e = new ConnectException("no RDMA listener at " + requestedRemote + " (" + why + ')');
+        if (cause != null) {
+            e.initCause(cause);
+        }
+        return e;
     }
 
     private InetSocketAddress peer() {

@@ -76,13 +76,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * bound window would hold the QP's destroy, and with it {@code channelInactive}, for 50 s). If the device does not
  * flush within {@value #DRAIN_TIMEOUT_MILLIS} ms (a timer is the backstop; rxe 6.1 is seen not to flush the receive
  * queue of some queue pairs) the queue pair is destroyed first, after which the device owns none of the posted
- * memory; only if that fails is the memory leaked (logged).
+ * memory; only if that fails is the memory leaked (logged). On a device that does not flush work posted after the
+ * error ({@link VerbsDevice#flushesWorkPostedInError()} false: iWARP, siw) the wait is {@value #SETTLE_MILLIS} ms
+ * instead: what the device flushes it flushes at the state change, and whatever did not come back by then never will
+ * (e.g. posted between a TERMINATE from the peer and this side learning of it); the queue pair is destroyed first, and
+ * the writes still outstanding fail with {@link ClosedChannelException} once it is gone.
  */
 public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnection {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaChannel.class);
     private static final AtomicInteger IDS = new AtomicInteger();
     private static final int UPPER_LAYER_WRITABILITY_BIT = 2;
     private static final int DRAIN_TIMEOUT_MILLIS = 5000;
+    /** The wait for the flushes of the state change where work posted after the error is never flushed (iWARP). */
+    private static final int SETTLE_MILLIS = 200;
     private static final byte[] EMPTY = new byte[0];
 
     private final int channelId = IDS.incrementAndGet() & 0xffffff;
@@ -112,6 +118,11 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     private Throwable closeCause;
     private ClosedChannelException closedCause;
     private Future<?> drainTimeout;
+    /**
+     * {@link System#nanoTime()} after which a close stops waiting for flushes, on a device that does not flush work
+     * posted after the error ({@link VerbsDevice#flushesWorkPostedInError()}); 0 elsewhere. Loop thread.
+     */
+    private long settleDeadline;
     /** The loop is terminating: the close finishes without the executor ({@link RdmaIoHandle#terminate}). */
     private boolean terminating;
     private boolean terminatingWasActive;
@@ -152,8 +163,10 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     }
 
     /**
-     * The peer's private data: on a client the server's accept reply (196 bytes, zero padded, once
-     * established), on an accepted channel the client's connect request (56 bytes, zero padded). A copy.
+     * The peer's private data: on a client the server's accept reply (once established), on an accepted channel the
+     * client's connect request. On InfiniBand/RoCE it arrives zero padded to the CM message's field (196 bytes for the
+     * reply, 56 for the request); on iWARP exactly as long as it was sent (MPA carries its length, RFC 5044 §7.1).
+     * A copy.
      */
     @Override
     public byte[] peerPrivateData() {
@@ -277,6 +290,13 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     public boolean memoryWindowsSupported() {
         VerbsDevice d = device;
         return d != null && d.memoryWindows();
+    }
+
+    /** From the device ({@code IBV_TRANSPORT_IWARP}); false while no device is known. Any thread. */
+    @Override
+    public boolean iwarp() {
+        VerbsDevice d = device;
+        return d != null && d.iwarp();
     }
 
     /** True on iWARP devices. Any thread. */
@@ -485,7 +505,14 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
                 status == WcStatus.WR_FLUSH_ERR ? (closing ? "channel closed" : "queue pair in error") : null);
         if (failure == null && (status != WcStatus.WR_FLUSH_ERR || !closing)) {
             failure = cause;
-            if (!held && !closing) {
+            // The responder's verdict on this very request (its NAK on IB and RoCE: remote access, invalid
+            // request/operational error) is reported even when the close already began: the peer, having failed the
+            // request (e.g. a receive too short), may disconnect before this completion is polled. Local errors
+            // while closing are the close's doing (siw completes a Send its transmitter was in with
+            // LOC_QP_OP_ERR when the connection drops) and are not reported.
+            boolean peersVerdict = status == WcStatus.REM_INV_REQ_ERR || status == WcStatus.REM_ACCESS_ERR
+                    || status == WcStatus.REM_OP_ERR;
+            if (!held && (!closing || peersVerdict)) {
                 if (status == WcStatus.RETRY_EXC_ERR || status == WcStatus.RNR_RETRY_EXC_ERR) {
                     logger.info("{}: connection lost: {}", this, cause.getMessage());
                 } else {
@@ -537,6 +564,14 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     }
 
     /**
+     * Whether the close may go on: everything came back, or (on a device that never flushes work posted after the
+     * error) the flushes of the state change had their time, {@link #SETTLE_MILLIS}.
+     */
+    private boolean drainDone() {
+        return drained() || settleDeadline != 0 && System.nanoTime() - settleDeadline >= 0;
+    }
+
+    /**
      * Starts closing without waiting: no more posts or registrations, pending connect/accept fail, the connect
      * request is rejected or the connection disconnected, the queue pair goes to error so the device flushes what
      * is posted, with a drain marker behind an unsignalled last Send. Idempotent.
@@ -560,6 +595,11 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             if (!sends.postDrainMarker()) {
                 logger.warn("{}: posting the drain marker failed; unsignalled Sends may never be reported", this);
             }
+            VerbsDevice d = device;
+            if (d != null && !d.flushesWorkPostedInError()) {
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SETTLE_MILLIS);
+                settleDeadline = deadline == 0 ? 1 : deadline;
+            }
         }
     }
 
@@ -567,6 +607,17 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     private void drainTimedOut() {
         drainTimeout = null;
         if (closePromise != null && state == ConnectionState.DRAINING && !drained()) {
+            ((RdmaChannelUnsafe) unsafe()).closeNow();
+        }
+    }
+
+    /**
+     * While the loop shuts down (no timers run): finishes a close whose drain is done by {@link #drainDone()}'s
+     * settle rule, as {@link #drainTimedOut()} would. Loop thread.
+     */
+    void checkDrain() {
+        if (closePromise != null && !terminating && state == ConnectionState.DRAINING && !closeFuture().isDone()
+                && !drained() && drainDone()) {
             ((RdmaChannelUnsafe) unsafe()).closeNow();
         }
     }
@@ -589,7 +640,12 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         boolean qpBusy = e != null && e.qpTeardown == RdmaEndpoint.QP_DESTROYING;
         if (e != null) {
             boolean drained = drained();
-            if (!drained) {
+            if (!drained && settleDeadline != 0) {
+                logger.debug("{}: {} send and {} receive work requests posted after the queue pair went to error "
+                        + "were not flushed (the device flushes only at the state change); destroying the queue pair "
+                        + "first: once it is gone the device owns none of their memory",
+                        this, sends.inFlight(), receives.posted());
+            } else if (!drained) {
                 logger.warn("{}: the device did not flush {} send and {} receive work requests within {} ms; "
                         + "destroying the queue pair first: once it is gone the device owns none of their memory",
                         this, sends.inFlight(), receives.posted(), DRAIN_TIMEOUT_MILLIS);
@@ -673,14 +729,19 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
                     closeNow();
                 } // else completionsDone() finishes it after the batch
             } else if (!terminating) {
-                drainTimeout = eventLoop().schedule(RdmaChannel.this::drainTimedOut, DRAIN_TIMEOUT_MILLIS,
-                        TimeUnit.MILLISECONDS);
+                drainTimeout = eventLoop().schedule(RdmaChannel.this::drainTimedOut,
+                        settleDeadline != 0 ? SETTLE_MILLIS : DRAIN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
             }
         }
 
         @Override
         public boolean draining() {
             return closePromise != null && !closeFuture().isDone();
+        }
+
+        @Override
+        public void checkDrain() {
+            RdmaChannel.this.checkDrain();
         }
 
         /**
@@ -721,7 +782,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
                 beginClose();
             }
             RdmaEndpoint e = ep;
-            if (!abandon && (!drained() || e != null && e.qpTeardown == RdmaEndpoint.QP_DESTROYING)) {
+            if (!abandon && (!drainDone() || e != null && e.qpTeardown == RdmaEndpoint.QP_DESTROYING)) {
                 return false;
             }
             closeForcibly(); // doClose(): destroys what drained, leaks (logged) what did not

@@ -58,6 +58,20 @@ public interface RdmaConnection {
     }
 
     /**
+     * Whether the connection runs over iWARP (RDMAP/DDP over MPA over TCP: RFC 5040, 5041, 5044) rather than an
+     * InfiniBand transport (IB, RoCE). What differs for a user: connection private data arrives exactly as long as it
+     * was sent (MPA, RFC 5044 §7.1) where IB CM pads it to the message's field; a Send or RDMA Write completes at the
+     * requester once the data is handed to the transport, not when the peer placed it, so a remote error (a Send
+     * without a posted receive, a key out of range: RFC 5040 §7) reaches the requester as a TERMINATE message that
+     * closes the connection, not as the failure of that work request; and there is no receiver-not-ready retry: a Send
+     * without a posted receive is fatal to the connection (RFC 5041 §7.2, "no buffer available"), so the receiver
+     * must post a receive for every message its peer may send (RPC-over-RDMA's credits, RFC 8166 §3.3.1).
+     */
+    default boolean iwarp() {
+        return false;
+    }
+
+    /**
      * Whether the device reports a Send With Invalidate in the receive completion and invalidates only the window it
      * names ({@link dev.rpcrdma.channel.fabric.VerbsDevice#remoteInvalidationReported()}): only then may remote
      * invalidation be offered to the peer (RFC 8797 §4.1, the R bit).

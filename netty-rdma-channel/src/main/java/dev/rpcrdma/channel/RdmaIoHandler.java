@@ -414,9 +414,17 @@ public final class RdmaIoHandler implements IoHandler {
      * written for them while the loop is not announced asleep).
      */
     private void waitForDrain(long leftNanos) {
+        boolean settling = false;
+        for (Registration r : snapshot()) {
+            if (r.valid && r.handle.draining()) {
+                r.handle.checkDrain();
+                settling = true;
+            }
+        }
         if (teardown.runCompleted() + armAndRepoll() == 0) {
             long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(leftNanos));
-            waitAndDispatch((int) (teardown.pending() > 0 ? Math.min(10, millis) : millis));
+            // Every few milliseconds while a destroy is under way or a close waits on a deadline (no timer runs).
+            waitAndDispatch((int) (teardown.pending() > 0 || settling ? Math.min(10, millis) : millis));
         }
     }
 

@@ -17,6 +17,7 @@ public class FabricException extends IOException {
     public static final int EOPNOTSUPP = 95;
     public static final int EADDRINUSE = 98;
     public static final int EADDRNOTAVAIL = 99;
+    public static final int ECONNRESET = 104;
     public static final int ECONNREFUSED = 111;
 
     private final int errno;

@@ -49,6 +49,19 @@ public interface VerbsDevice {
         return memoryWindows() && !iwarp();
     }
 
+    /**
+     * Whether work requests posted after the queue pair went to error still complete (with
+     * {@code IBV_WC_WR_FLUSH_ERR}), as the verbs specification asks of InfiniBand devices (IBA 10.8.3.3: the QP in
+     * error flushes what is posted). Not so on iWARP: siw flushes what is posted at the state change only; work
+     * posted afterwards stays in the user-mapped queue and never completes (providers/siw rings no doorbell while
+     * the previous entry is still valid; the kernel processes no queue of a QP in error), and siw's shared receive
+     * queues are not flushed at all. A close there cannot wait for every flush: it waits a short while for what the
+     * state change flushes, then destroys the queue pair first (after which the device owns none of the memory).
+     */
+    default boolean flushesWorkPostedInError() {
+        return !iwarp();
+    }
+
     /** Largest number of outstanding work requests per queue. */
     int maxQpWr();
 

@@ -40,6 +40,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -173,32 +174,69 @@ abstract class MemoryPoolSuite {
         assertEquals(0, pool.usedBytes());
     }
 
+    /**
+     * A pool piece exposed to the peer moves bytes both ways while the slab's own key grants nothing: through a type-2
+     * window where the device has windows; where it has none (siw: {@code max_mw} 0), allocating a window fails and
+     * the piece is exposed through a memory region over exactly the piece, the scheme the transport uses there
+     * (docs/providers.md, "Exposure schemes"), with the same guarantee.
+     */
     @Test
     void aPieceExposedThroughAWindowMovesBytesWhileTheSlabKeysGrantNothing() throws Exception {
         CompletableFuture<ByteBuf> piece = new CompletableFuture<>();
         CompletableFuture<Integer> slabRkey = new CompletableFuture<>();
+        CompletableFuture<Throwable> windowRefused = new CompletableFuture<>();
+        CompletableFuture<byte[]> atClose = new CompletableFuture<>();
         InetSocketAddress at = server(new ChannelInboundHandlerAdapter() {
             @Override
             public void channelActive(ChannelHandlerContext ctx) throws Exception {
                 RdmaChannel ch = (RdmaChannel) ctx.channel();
                 ByteBuf b = ch.memoryPool().tryAllocate(8192);
                 b.writeZero(8192);
-                RdmaMemory m = ch.memoryPool().memoryOf(b);
-                RdmaMemoryWindow w = ch.allocateMemoryWindow();
-                RdmaBindWindow bind = new RdmaBindWindow(w, m, (int) (b.memoryAddress() - m.address()), 8192,
-                        AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE);
-                ctx.write(bind);
                 piece.complete(b);
+                RdmaMemory m = ch.memoryPool().memoryOf(b);
                 slabRkey.complete(m.rkey());
-                ctx.writeAndFlush(ctx.alloc().buffer(12).writeLong(bind.address()).writeInt(bind.rkey()));
+                long address;
+                int rkey;
+                if (ch.memoryWindowsSupported()) {
+                    RdmaMemoryWindow w = ch.allocateMemoryWindow();
+                    RdmaBindWindow bind = new RdmaBindWindow(w, m, (int) (b.memoryAddress() - m.address()), 8192,
+                            AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE);
+                    ctx.write(bind);
+                    address = bind.address();
+                    rkey = bind.rkey();
+                } else {
+                    try {
+                        ch.allocateMemoryWindow().close();
+                        windowRefused.complete(null);
+                    } catch (IOException e) {
+                        windowRefused.complete(e);
+                    }
+                    RdmaMemory region = ch.registerMemory(b, AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE);
+                    address = region.address();
+                    rkey = region.rkey();
+                }
+                ctx.writeAndFlush(ctx.alloc().buffer(12).writeLong(address).writeInt(rkey));
+            }
+
+            @Override
+            public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+                ByteBuf b = piece.getNow(null);
+                atClose.complete(b == null ? null : bytes(b.slice(0, 8192)));
+                ctx.fireChannelInactive();
             }
         });
         Collect collect = new Collect();
         RdmaChannel c = connect(at, b -> { }, collect);
         Advert advert = Advert.take(collect);
+        if (!c.memoryWindowsSupported()) {
+            assertInstanceOf(IOException.class, windowRefused.get(TIMEOUT, TimeUnit.SECONDS),
+                    "a device without memory windows refuses to allocate one");
+        }
         ByteBuf local = c.memoryPool().tryAllocate(16384);
         try {
             exposeAndMove(c, local, advert, piece, slabRkey);
+            assertArrayEquals(pattern(8192, 5), atClose.get(TIMEOUT, TimeUnit.SECONDS),
+                    "nothing reached the piece through the slab's key");
         } finally {
             local.release();
             if (piece.isDone()) {
@@ -215,16 +253,40 @@ abstract class MemoryPoolSuite {
         c.writeAndFlush(new RdmaWrite(mine, offset, 8192, advert.address(), advert.rkey())).sync();
         ByteBuf theirs = piece.get(TIMEOUT, TimeUnit.SECONDS);
         assertArrayEquals(pattern(8192, 5), bytes(theirs.slice(0, 8192)), "RDMA Write from pool memory landed");
-        c.writeAndFlush(new RdmaRead(mine, offset + 8192, 8192, advert.address(), advert.rkey())).sync();
+        if (c.readSinkNeedsRemoteWrite()) {
+            // iWARP: the Read Response is aimed at the sink's STag (RFC 5040 §4.4), which needs remote write
+            // access: the sink is registered on its own, never through the slab (docs/providers.md, "Read sinks").
+            RdmaMemory sink = c.registerMemory(local.slice(8192, 8192), AccessFlags.REMOTE_WRITE);
+            c.writeAndFlush(new RdmaRead(sink, 0, 8192, advert.address(), advert.rkey())).sync();
+            assertTrue(sink.deregister().await(TIMEOUT, TimeUnit.SECONDS));
+        } else {
+            c.writeAndFlush(new RdmaRead(mine, offset + 8192, 8192, advert.address(), advert.rkey())).sync();
+        }
         assertArrayEquals(pattern(8192, 5), bytes(local.slice(8192, 8192)), "RDMA Read into pool memory");
 
+        local.setBytes(offset, pattern(8, 6));
         ChannelFuture bySlabKey = c.writeAndFlush(new RdmaWrite(mine, offset, 8, advert.address(),
                 slabRkey.get(TIMEOUT, TimeUnit.SECONDS)));
         assertTrue(bySlabKey.await(TIMEOUT, TimeUnit.SECONDS));
-        assertEquals(WcStatus.REM_ACCESS_ERR,
-                assertInstanceOf(RdmaWorkRequestException.class, bySlabKey.cause()).status(),
-                "the slab's own rkey grants no remote access");
-        assertTrue(c.closeFuture().await(TIMEOUT, TimeUnit.SECONDS));
+        assertRemoteAccessRefused(c, bySlabKey, "the slab's own rkey grants no remote access");
+    }
+
+    /**
+     * An RDMA Write with a key that grants nothing failed remotely, and the connection ends. IB: the responder's NAK
+     * fails the Write with {@code IBV_WC_REM_ACCESS_ERR}. iWARP: a Write is complete at the requester once it was
+     * sent (RFC 5040 §5); the responder answers the bad STag with a TERMINATE (RFC 5040 §7.4), which ends the
+     * connection, so only the close (and the bytes that did not land, which the callers check) shows it.
+     */
+    static void assertRemoteAccessRefused(RdmaChannel c, ChannelFuture write, String what)
+            throws InterruptedException {
+        if (c.iwarp()) {
+            assertTrue(write.isSuccess() || write.cause() instanceof RdmaWorkRequestException,
+                    what + ": " + write.cause());
+        } else {
+            assertEquals(WcStatus.REM_ACCESS_ERR,
+                    assertInstanceOf(RdmaWorkRequestException.class, write.cause()).status(), what);
+        }
+        assertTrue(c.closeFuture().await(TIMEOUT, TimeUnit.SECONDS), what + ": the connection ends");
     }
 
     /** Server side of the window tests: exposes one pool piece through one window, rebinding it when asked. */
@@ -235,13 +297,46 @@ abstract class MemoryPoolSuite {
         volatile RdmaMemoryWindow window;
         volatile ChannelHandlerContext ctx;
 
+        /** Without windows: the region exposing the piece, and the refusal of the window. */
+        volatile RdmaMemory region;
+        final CompletableFuture<Throwable> windowRefused = new CompletableFuture<>();
+        final CompletableFuture<byte[]> atClose = new CompletableFuture<>();
+
         @Override
         public void channelActive(ChannelHandlerContext ctx) throws Exception {
             this.ctx = ctx;
             channel = (RdmaChannel) ctx.channel();
             piece = channel.memoryPool().tryAllocate(8192).writeZero(8192);
+            if (!channel.memoryWindowsSupported()) {
+                try {
+                    channel.allocateMemoryWindow().close();
+                    windowRefused.complete(null);
+                } catch (IOException e) {
+                    windowRefused.complete(e);
+                }
+                registerAndAdvertise();
+                return;
+            }
             window = channel.allocateMemoryWindow();
             bindAndAdvertise();
+        }
+
+        /**
+         * Without windows: deregisters the region exposing the piece (its key is dead once {@code ibv_dereg_mr}
+         * returned), registers a new one over the piece and advertises it. Event loop.
+         */
+        int registerAndAdvertise() throws IOException {
+            RdmaMemory old = region;
+            if (old != null) {
+                io.netty.util.concurrent.Future<Void> gone = old.deregister();
+                if (!gone.isSuccess() || old.isRegistered()) {
+                    throw new IllegalStateException("the old region is not deregistered at once: " + gone.cause());
+                }
+            }
+            RdmaMemory m = channel.registerMemory(piece, AccessFlags.REMOTE_READ | AccessFlags.REMOTE_WRITE);
+            region = m;
+            ctx.writeAndFlush(ctx.alloc().buffer(12).writeLong(m.address()).writeInt(m.rkey()));
+            return m.rkey();
         }
 
         /** Binds the window over the piece (a work request) and advertises (address, rkey). Event loop. */
@@ -262,6 +357,7 @@ abstract class MemoryPoolSuite {
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
             if (piece != null) {
+                atClose.complete(bytes(piece.slice(0, 8)));
                 piece.release();
             }
         }
@@ -292,6 +388,14 @@ abstract class MemoryPoolSuite {
         ByteBuf local = c.memoryPool().tryAllocate(64).writeZero(64);
         RdmaMemory mine = c.memoryPool().memoryOf(local);
         int offset = (int) (local.memoryAddress() - mine.address());
+        if (!c.memoryWindowsSupported()) {
+            try {
+                aRegionIsRegisteredAgainOnlyAfterItsKeyIsDead(c, exposer, collect, first, local, mine, offset);
+            } finally {
+                local.release();
+            }
+            return;
+        }
         try {
             assertEquals(WcStatus.SUCCESS, writeWith(c, mine, offset, first));
             c.writeAndFlush(dev.rpcrdma.channel.RdmaSend.withInvalidate(c.alloc().buffer(4).writeInt(1),
@@ -340,6 +444,31 @@ abstract class MemoryPoolSuite {
         } finally {
             local.release();
         }
+    }
+
+    /**
+     * The windowless scheme's life cycle (siw): a device without windows refuses to allocate one; the piece is exposed
+     * through a region of its own; to expose it again, the region is deregistered first (the key is dead when
+     * {@code ibv_dereg_mr} returns) and a new one registered under another key, which works; the old key then reaches
+     * nothing: it fails remotely and its bytes do not land.
+     */
+    private static void aRegionIsRegisteredAgainOnlyAfterItsKeyIsDead(RdmaChannel c, WindowExposer exposer,
+            Collect collect, Advert first, ByteBuf local, RdmaMemory mine, int offset) throws Exception {
+        assertInstanceOf(IOException.class, exposer.windowRefused.get(TIMEOUT, TimeUnit.SECONDS),
+                "a device without memory windows refuses to allocate one");
+        assertEquals(WcStatus.SUCCESS, writeWith(c, mine, offset, first));
+        RdmaChannel server = exposer.channel;
+        int second = onLoop(server, exposer::registerAndAdvertise);
+        Advert again = Advert.take(collect);
+        assertEquals(second, again.rkey());
+        assertTrue(second != first.rkey(), "the piece is exposed again under another key");
+        assertEquals(WcStatus.SUCCESS, writeWith(c, mine, offset, again), "the new region works");
+        local.setBytes(offset, pattern(8, 4));
+        ChannelFuture dead = c.writeAndFlush(new RdmaWrite(mine, offset, 8, first.address(), first.rkey()));
+        assertTrue(dead.await(TIMEOUT, TimeUnit.SECONDS));
+        assertRemoteAccessRefused(c, dead, "the deregistered region's key fails remotely");
+        assertArrayEquals(new byte[8], exposer.atClose.get(TIMEOUT, TimeUnit.SECONDS),
+                "nothing reached the piece through the dead key");
     }
 
     @Test

@@ -171,6 +171,7 @@ final class SoftCmId implements CmId {
             spd.users++;
             qp = new SoftQueuePair(fabric, spd, (SoftCompletionQueue) sendCq, (SoftCompletionQueue) recvCq, s, c,
                     fabric.nextQpNum());
+            qp.cmId = this;
             return qp;
         }
     }
@@ -190,6 +191,11 @@ final class SoftCmId implements CmId {
             if (!routeResolved || qp == null || connecting) {
                 throw new FabricException("rdma_connect: route not resolved, no QP, or already connecting",
                         FabricException.EINVAL);
+            }
+            if (fabric.likeSiw && fabric.findListener(remote) == null) {
+                // iWARP runs over TCP, and siw (Linux 6.1) connects it synchronously in rdma_connect (siw_connect,
+                // kernel_bindconnect): a port nobody listens on answers with a RST, and the call fails.
+                throw new FabricException("rdma_connect: connection refused", FabricException.ECONNREFUSED);
             }
             connecting = true;
             connectParameters = parameters;
@@ -274,7 +280,10 @@ final class SoftCmId implements CmId {
             }
             SoftCmId c = pendingConnector;
             pendingConnector = null;
-            post(c, new CmEvent(CmEventType.REJECTED, CmEventType.REJECT_CONSUMER_DEFINED, c, null,
+            // iWARP: an MPA reply with the Reject bit (RFC 5044 §7.1.1) is a connect reply with -ECONNREFUSED, which
+            // RDMA-CM reports as REJECTED with that status (cma_iw_handler), not an IB CM reject reason.
+            post(c, new CmEvent(CmEventType.REJECTED, fabric.likeSiw ? -FabricException.ECONNREFUSED
+                    : CmEventType.REJECT_CONSUMER_DEFINED, c, null,
                     pad(privateData, ConnectionParameters.MAX_REJECT_PRIVATE_DATA)));
         }
     }
@@ -286,6 +295,17 @@ final class SoftCmId implements CmId {
             if (!connected || disconnected) {
                 throw new FabricException("rdma_disconnect: not connected", FabricException.EINVAL);
             }
+            disconnect0(true);
+        }
+    }
+
+    /**
+     * iWARP (like siw): a TERMINATE message ends the connection (RFC 5040 §7.4: the stream is not used after it);
+     * siw then closes the TCP connection and both sides get DISCONNECTED ({@code siw_qp_cm_drop},
+     * {@code IW_CM_EVENT_CLOSE}). Caller holds the fabric lock.
+     */
+    void connectionTerminated() {
+        if (!disconnected && !destroyed) {
             disconnect0(true);
         }
     }
@@ -386,8 +406,14 @@ final class SoftCmId implements CmId {
         }
     }
 
-    private static byte[] pad(byte[] data, int size) {
-        return Arrays.copyOf(data == null ? new byte[0] : data, size);
+    /**
+     * Private data as the peer's event reports it: zero padded to the whole field of the IB CM message (REQ 56, REP
+     * 196, REJ 148 bytes after RDMA-CM's header); like siw, exactly as long as it was sent: iWARP carries it in the
+     * MPA request/reply frame with its length (RFC 5044 §7.1, Private Data Length), and RDMA-CM passes that length on.
+     */
+    private byte[] pad(byte[] data, int size) {
+        byte[] d = data == null ? new byte[0] : data;
+        return Arrays.copyOf(d, fabric.likeSiw ? d.length : size);
     }
 
     @Override

@@ -54,6 +54,8 @@ final class SoftQueuePair implements QueuePair {
     boolean destroyed;
     /** The shared receive queue this pair's Sends land in, or null (its own receive queue). */
     private final SoftSharedReceiveQueue srq;
+    /** The RDMA-CM id whose connection this QP carries (caller of rdma_create_qp); guarded by the fabric lock. */
+    SoftCmId cmId;
     /** In error, the flush not done yet ({@link SoftwareFabric#flushDelayMillis(long)}). */
     private boolean flushPending;
     /** Type-2 windows bound through this pair and not invalidated: each holds a reference on an rxe queue pair. */
@@ -130,6 +132,12 @@ final class SoftQueuePair implements QueuePair {
             }
             sqOccupied++;
             if (state == QpState.ERR && !flushPending) {
+                if (fabric.likeSiw) {
+                    // siw flushes what is posted at the state change only: this entry stays in the queue, never
+                    // completed (providers/siw rings no doorbell behind a valid entry; no queue of a QP in error
+                    // is processed), until the QP is destroyed.
+                    return;
+                }
                 completeSend(wr.wrId(), wr.opcode(), wr.sendFlags(), WcStatus.WR_FLUSH_ERR, 0);
                 return;
             }
@@ -177,6 +185,9 @@ final class SoftQueuePair implements QueuePair {
                     FabricException.ENOMEM);
         }
         if (state == QpState.ERR && !flushPending) {
+            if (fabric.likeSiw) {
+                return; // as a Send posted in error: never flushed (siw)
+            }
             completeRecv(wrId, WcStatus.WR_FLUSH_ERR, 0, 0, 0);
             return;
         }
@@ -369,6 +380,13 @@ final class SoftQueuePair implements QueuePair {
         // With a shared receive queue, whichever of its queue pairs a Send reaches first consumes the next receive.
         SlotRing<SoftRecvWr> receives = p.srq != null ? p.srq.rq : p.rq;
         SoftRecvWr r = receives.peek();
+        if (r == null && fabric.likeSiw) {
+            // iWARP has no receiver-not-ready retry: an untagged message without a posted receive is a DDP error
+            // ("no buffer available", RFC 5041 §7.2; siw_qp_rx.c siw_proc_send), fatal to the connection.
+            p.toError();
+            terminatedByPeer(wr);
+            return true;
+        }
         if (r == null) {
             if (rnrRetryCount == RNR_RETRY_INFINITE || wr.rnrAttempts++ < rnrRetryCount) {
                 return false;
@@ -381,13 +399,21 @@ final class SoftQueuePair implements QueuePair {
         if (len > r.length) {
             p.completeRecv(r.wrId, WcStatus.LOC_LEN_ERR, 0, 0, 0);
             p.toError();
-            fail(wr, WcStatus.REM_INV_REQ_ERR);
+            if (fabric.likeSiw) {
+                terminatedByPeer(wr);
+            } else {
+                fail(wr, WcStatus.REM_INV_REQ_ERR);
+            }
             return true;
         }
         if (len > 0 && !p.localValid(r.lkey, r.address, len, true)) {
             p.completeRecv(r.wrId, WcStatus.LOC_PROT_ERR, 0, 0, 0);
             p.toError();
-            fail(wr, WcStatus.REM_OP_ERR);
+            if (fabric.likeSiw) {
+                terminatedByPeer(wr);
+            } else {
+                fail(wr, WcStatus.REM_OP_ERR);
+            }
             return true;
         }
         SoftMemoryWindow invalidate = null;
@@ -456,7 +482,13 @@ final class SoftQueuePair implements QueuePair {
                 write ? AccessFlags.REMOTE_WRITE : AccessFlags.REMOTE_READ)) {
             // RC responder NAK "remote access error": the responder's QP goes to error as well.
             p.toError();
-            fail(wr, WcStatus.REM_ACCESS_ERR);
+            if (write && fabric.likeSiw) {
+                // iWARP: a Write is complete at the requester once it was sent; the responder answers the bad
+                // STag with a TERMINATE (RFC 5040 §7.4, siw_check_mem/siw_init_terminate).
+                terminatedByPeer(wr);
+            } else {
+                fail(wr, WcStatus.REM_ACCESS_ERR);
+            }
             return;
         }
         if (write) {
@@ -581,6 +613,20 @@ final class SoftQueuePair implements QueuePair {
     private void succeed(SoftSendWr wr, int byteLength) {
         sq.poll();
         completeSend(wr, WcStatus.SUCCESS, byteLength);
+    }
+
+    /**
+     * iWARP (like siw): a Send or RDMA Write completes successfully at the requester once it was handed to TCP
+     * (RDMAP gives no delivery acknowledgement, RFC 5040 §5); the responder reports its error with a TERMINATE
+     * message (RFC 5040 §7.4), whose arrival moves the requester's QP to error too, flushing what is queued behind.
+     */
+    private void terminatedByPeer(SoftSendWr wr) {
+        succeed(wr, 0);
+        toError();
+        SoftCmId id = cmId;
+        if (id != null) {
+            id.connectionTerminated();
+        }
     }
 
     private void fail(SoftSendWr wr, int status) {

@@ -104,7 +104,12 @@ public final class SoftwareFabric implements Fabric {
      * siw_qp_tx.c does), an iWARP transport whose Read sinks need remote write access (iWARP hardware checks it,
      * RFC 5040 §4.4; siw does not, so this is stricter than siw), and a Send With Invalidate that invalidates
      * whatever key of the receiver's protection domain it names, memory regions included, without reporting it in
-     * the receive completion (siw_qp_rx.c). Default false.
+     * the receive completion (siw_qp_rx.c). And iWARP's error semantics: no RNR retry (a Send without a posted
+     * receive is a fatal DDP error, RFC 5041 §7.2); a Send or RDMA Write whose responder fails it completes
+     * successfully at the requester, after which the responder's TERMINATE (RFC 5040 §7.4) moves both queue pairs to
+     * error and disconnects both sides; work posted to a queue pair in error is never completed (siw flushes only
+     * at the state change); {@code rdma_connect} to a port without a listener fails with {@code ECONNREFUSED}
+     * (siw_connect connects TCP synchronously); private data arrives unpadded (MPA, RFC 5044 §7.1). Default false.
      */
     public void likeSiw(boolean likeSiw) {
         this.likeSiw = likeSiw;

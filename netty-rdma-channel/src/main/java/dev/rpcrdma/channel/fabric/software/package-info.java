@@ -25,6 +25,12 @@
  *       spec's NAK; rxe fails the receive the same way but has acknowledged the Send, which succeeds);</li>
  *   <li>private data is bounded (56 B connect, 196 B accept, 148 B reject) and delivered zero-padded to those sizes,
  *       as IB CM does; connecting to a port nobody listens on → {@code REJECTED} with reason 8;</li>
+ *   <li>{@link dev.rpcrdma.channel.fabric.software.SoftwareFabric#likeSiw like siw} (iWARP): no RNR retry, a Send
+ *       without a posted receive, a receive too short, or an RDMA Write to a key that grants nothing completes
+ *       successfully at the requester, moves both queue pairs to error (the responder's TERMINATE) and disconnects
+ *       both sides; work posted to a queue pair in error is never completed; private data arrives as long as it
+ *       was sent; {@code rdma_connect} to a port nobody listens on fails with {@code ECONNREFUSED}; a consumer's
+ *       reject is {@code REJECTED} with status {@code -ECONNREFUSED}.</li>
  *   <li>{@code rdma_bind_addr} checks the port as the kernel's rdma_cm does: the wildcard on a bound port →
  *       EADDRNOTAVAIL, the same address → EADDRINUSE; deregistering a region with bound windows → EINVAL.</li>
  * </ul>
