@@ -134,7 +134,7 @@ public class RequesterPathBenchmark {
         send.release();
         replyBytes.setInt(0, xid).setInt(28, xid).readerIndex(0);
         reply.retain(); // the requester releases it: it stays ours
-        channel.pipeline().fireChannelRead(reply);
+        channel.pipeline().fireChannelRead(reply).fireChannelReadComplete(); // a poll batch of one
     }
 
     /** One call through the listener form and its answer. */

@@ -481,7 +481,8 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
      * Flushes at once, or at the end of the batch of receives being handled ({@code channelReadComplete}, which the
      * RDMA channel fires once per poll batch): the calls that the replies of one poll brought (each answered call's
      * callback making the next one) go out in one chain of work requests, one {@code ibv_post_send}, instead of one
-     * each.
+     * each. As with Netty's {@code FlushConsolidationHandler}, this relies on the channel's contract that a batch of
+     * {@code channelRead}s ends with {@code channelReadComplete} (a handler below this one must pass it on).
      */
     @Override
     public void flush(ChannelHandlerContext ctx) {
