@@ -1,6 +1,8 @@
 package dev.rpcrdma.oncrpc.client;
 
 import io.netty.util.internal.ObjectUtil;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,6 +25,8 @@ import java.util.function.LongSupplier;
  * no connection has one published, and a connection that publishes one wakes it.
  */
 final class TimeoutSweeper {
+
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(TimeoutSweeper.class);
 
     /** Shortest time between two ticks. */
     static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
@@ -100,6 +104,9 @@ final class TimeoutSweeper {
         }
         Thread t = new Thread(this::loop, "rpc-call-timeouts");
         t.setDaemon(true);
+        // One thread for the JVM's lifetime: it must not pin the class loader of whichever caller started it (a
+        // redeployed application's), as Netty's own global threads do not.
+        t.setContextClassLoader(null);
         thread = t;
         t.start();
     }
@@ -118,6 +125,7 @@ final class TimeoutSweeper {
                 }
             } catch (Throwable t) {
                 // A bug here must not end every connection's timeouts: the next pass tries again.
+                logger.warn("call-timeout sweep failed", t);
                 LockSupport.parkNanos(this, tickNanos);
             }
         }

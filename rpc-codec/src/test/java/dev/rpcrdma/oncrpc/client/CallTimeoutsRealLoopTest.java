@@ -20,10 +20,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -42,16 +45,21 @@ class CallTimeoutsRealLoopTest {
         group.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
-    @Test
-    void aCallToAPeerThatNeverAnswersTimesOutNotBeforeItsTimeout() throws Exception {
-        LocalAddress address = new LocalAddress("call-timeouts-" + System.nanoTime());
-        Channel server = new ServerBootstrap().group(group).channel(LocalServerChannel.class)
+    /** A local server that never answers. */
+    private Channel silentServer(LocalAddress address) throws InterruptedException {
+        return new ServerBootstrap().group(group).channel(LocalServerChannel.class)
                 .childHandler(new ChannelInboundHandlerAdapter() {
                     @Override
                     public void channelRead(ChannelHandlerContext ctx, Object msg) {
                         ReferenceCountUtil.release(msg); // never answers
                     }
                 }).bind(address).sync().channel();
+    }
+
+    @Test
+    void aCallToAPeerThatNeverAnswersTimesOutNotBeforeItsTimeout() throws Exception {
+        LocalAddress address = new LocalAddress("call-timeouts-" + System.nanoTime());
+        Channel server = silentServer(address);
         Channel ch = new Bootstrap().group(group).channel(LocalChannel.class)
                 .handler(new RpcClientHandler(new RpcStats(), Duration.ofSeconds(30))).connect(address).sync()
                 .channel();
@@ -71,6 +79,58 @@ class CallTimeoutsRealLoopTest {
         } finally {
             ch.close().sync();
             server.close().sync();
+        }
+    }
+
+    @Test
+    void timeoutsFireOnEachConnectionsOwnLoopAndClosedConnectionsLeaveTheSweeper() throws Exception {
+        EventLoopGroup clients = new MultiThreadIoEventLoopGroup(2, LocalIoHandler.newFactory());
+        // A sweeper of the test's own, with its thread: the JVM-wide one is shared with other tests.
+        TimeoutSweeper sweeper = new TimeoutSweeper(System::nanoTime, TimeoutSweeper.TICK_NANOS, true);
+        LocalAddress address = new LocalAddress("call-timeouts-loops-" + System.nanoTime());
+        Channel server = silentServer(address);
+        List<Channel> channels = new ArrayList<>();
+        try {
+            List<CompletableFuture<Boolean>> onLoop = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                Channel ch = new Bootstrap().group(clients).channel(LocalChannel.class)
+                        .handler(new RpcClientHandler(new RpcStats(), Duration.ofSeconds(30), sweeper))
+                        .connect(address).sync().channel();
+                channels.add(ch);
+                CompletableFuture<Boolean> done = new CompletableFuture<>();
+                onLoop.add(done);
+                RpcClient.of(ch).call(100, 1, 0, XdrPayload.empty(), RpcReplyDecoder.VOID,
+                        CallOptions.DEFAULT.withTimeout(Duration.ofMillis(50)), new RpcCallListener<Void>() {
+                            @Override
+                            public void onResult(Void result) {
+                                done.completeExceptionally(new AssertionError("a silent peer answered"));
+                            }
+
+                            @Override
+                            public void onFailure(Throwable cause) {
+                                if (cause instanceof RpcTimeoutException) {
+                                    // The sweeper's thread asked; the connection's own loop failed the call.
+                                    done.complete(ch.eventLoop().inEventLoop());
+                                } else {
+                                    done.completeExceptionally(cause);
+                                }
+                            }
+                        });
+            }
+            for (CompletableFuture<Boolean> done : onLoop) {
+                assertTrue(done.get(10, TimeUnit.SECONDS), "expired on the connection's event loop");
+            }
+            assertEquals(4, sweeper.registeredCount(), "each connection that had a deadline is the sweeper's");
+            for (Channel ch : channels) {
+                ch.close().sync();
+            }
+            assertEquals(0, sweeper.registeredCount(), "closed connections are forgotten: nothing kept per client");
+        } finally {
+            for (Channel ch : channels) {
+                ch.close().sync();
+            }
+            server.close().sync();
+            clients.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }
 }

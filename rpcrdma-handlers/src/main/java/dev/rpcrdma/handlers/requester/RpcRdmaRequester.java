@@ -482,7 +482,9 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
      * RDMA channel fires once per poll batch): the calls that the replies of one poll brought (each answered call's
      * callback making the next one) go out in one chain of work requests, one {@code ibv_post_send}, instead of one
      * each. As with Netty's {@code FlushConsolidationHandler}, this relies on the channel's contract that a batch of
-     * {@code channelRead}s ends with {@code channelReadComplete} (a handler below this one must pass it on).
+     * {@code channelRead}s ends with {@code channelReadComplete} (a handler below this one must pass it on), and
+     * the batch also ends, its deferred flush done, when an error is caught, the channel is closed or disconnected,
+     * or this handler is removed; a connection that went inactive drops it (nothing can be posted any more).
      */
     @Override
     public void flush(ChannelHandlerContext ctx) {
@@ -493,14 +495,37 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         ctx.flush();
     }
 
-    @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
+    /** The batch of receives is over: the flush it deferred, if any, now. */
+    private void endBatch(ChannelHandlerContext ctx) {
         reading = false;
         if (flushDeferred) {
             flushDeferred = false;
             ctx.flush();
         }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        endBatch(ctx);
         ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        endBatch(ctx);
+        ctx.fireExceptionCaught(cause);
+    }
+
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        endBatch(ctx);
+        ctx.close(promise);
+    }
+
+    @Override
+    public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
+        endBatch(ctx);
+        ctx.disconnect(promise);
     }
 
     @Override
@@ -701,6 +726,8 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         inactive = true;
+        reading = false;
+        flushDeferred = false;
         if (callbacks != null) {
             callbacks.inactive();
         }
@@ -720,6 +747,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
+        endBatch(ctx);
         failQueued();
     }
 

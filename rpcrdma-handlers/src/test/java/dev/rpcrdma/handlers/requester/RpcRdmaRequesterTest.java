@@ -382,6 +382,34 @@ class RpcRdmaRequesterTest {
         }
     }
 
+    @Test
+    void aBatchEndedByAnErrorOrACloseInsteadOfChannelReadCompletePostsTheCallItDeferred() throws Exception {
+        for (boolean byError : new boolean[] {true, false}) {
+            try (WithClient c = new WithClient(null)) {
+                CompletableFuture<Integer> first = c.call(CallOptions.DEFAULT);
+                int xid = c.sent();
+                List<CompletableFuture<Integer>> next = new ArrayList<>();
+                first.thenRun(() -> next.add(c.call(CallOptions.DEFAULT)));
+                // The reply arrives and its callback makes the next call; no channelReadComplete follows.
+                ByteBuf r = Unpooled.directBuffer();
+                RpcRdmaHeaderEncoder.encode(RpcRdmaHeader.msg(xid, 4), r);
+                ByteBuf rpc = rpcReply(xid);
+                r.writeBytes(rpc);
+                rpc.release();
+                c.ch.pipeline().fireChannelRead(new RdmaReceive(r, false, 0));
+                assertEquals(1, next.size());
+                assertNull(c.ch.readOutbound(), "deferred to the end of the batch");
+                if (byError) {
+                    c.ch.pipeline().fireExceptionCaught(new IOException("test"));
+                } else {
+                    c.ch.close();
+                }
+                c.sent(); // posted, not failed with the close
+                assertFalse(c.ch.isOpen());
+            }
+        }
+    }
+
     static Throwable failure(CompletableFuture<?> f) {
         assertTrue(f.isDone(), "the call is over");
         return assertThrows(ExecutionException.class, () -> f.get(1, TimeUnit.SECONDS)).getCause();
