@@ -5,6 +5,7 @@ import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
@@ -48,12 +49,16 @@ class CallTimeoutsRealLoopTest {
     /** A local server that never answers. */
     private Channel silentServer(LocalAddress address) throws InterruptedException {
         return new ServerBootstrap().group(group).channel(LocalServerChannel.class)
-                .childHandler(new ChannelInboundHandlerAdapter() {
-                    @Override
-                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                        ReferenceCountUtil.release(msg); // never answers
-                    }
-                }).bind(address).sync().channel();
+                .childHandler(new Silent()).bind(address).sync().channel();
+    }
+
+    /** Reads and drops every call. */
+    @ChannelHandler.Sharable
+    private static final class Silent extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ReferenceCountUtil.release(msg); // never answers
+        }
     }
 
     @Test
@@ -95,7 +100,7 @@ class CallTimeoutsRealLoopTest {
             for (int i = 0; i < 4; i++) {
                 Channel ch = new Bootstrap().group(clients).channel(LocalChannel.class)
                         .handler(new RpcClientHandler(new RpcStats(), Duration.ofSeconds(30), sweeper))
-                        .connect(address).sync().channel();
+                        .connect(address).syncUninterruptibly().channel();
                 channels.add(ch);
                 CompletableFuture<Boolean> done = new CompletableFuture<>();
                 onLoop.add(done);
@@ -123,6 +128,7 @@ class CallTimeoutsRealLoopTest {
             assertEquals(4, sweeper.registeredCount(), "each connection that had a deadline is the sweeper's");
             for (Channel ch : channels) {
                 ch.close().sync();
+                ch.eventLoop().submit(() -> { }).sync(); // after channelInactive, which runs after the close
             }
             assertEquals(0, sweeper.registeredCount(), "closed connections are forgotten: nothing kept per client");
         } finally {
