@@ -127,8 +127,16 @@ class CallTimeoutsRealLoopTest {
             }
             assertEquals(4, sweeper.registeredCount(), "each connection that had a deadline is the sweeper's");
             for (Channel ch : channels) {
+                // Seen once channelInactive has passed the RpcClientHandler (the close promise completes before).
+                CompletableFuture<Void> inactive = new CompletableFuture<>();
+                ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelInactive(ChannelHandlerContext ctx) {
+                        inactive.complete(null);
+                    }
+                });
                 ch.close().sync();
-                ch.eventLoop().submit(() -> { }).sync(); // after channelInactive, which runs after the close
+                inactive.get(10, TimeUnit.SECONDS);
             }
             assertEquals(0, sweeper.registeredCount(), "closed connections are forgotten: nothing kept per client");
         } finally {
