@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * the tail in O(1)) and swept by one task for all of them, never one per call. A call that completes is unlinked.
  *
  * <p>On an event loop that runs on the system clock (every real loop) deadlines are ticks of the JVM's
- * {@link TimeoutSweeper}: a call reads the current tick from a field (no clock read, no system call), and this
+ * {@link TimeoutSweeper}: a call reads the current tick and jump from a field (no clock read, no system call), and this
  * connection publishes its earliest deadline to the sweeper, which asks the loop for a sweep when it has come. The
  * published deadline is only moved earlier by a call; a call answered before it leaves it stale, and the sweep it
  * brings (at most once per timeout period) publishes the next one. So the loop has no scheduled task for timeouts:
@@ -73,8 +73,11 @@ final class CallTimeouts implements Runnable {
             if (timeout != lastTimeout) {
                 lastTimeout = timeout;
                 lastTimeoutTicks = sweeper.ticksFor(timeout.toNanos());
+                sweeper.timeoutInUse(lastTimeoutTicks);
             }
-            deadline = sweeper.tick() + lastTimeoutTicks;
+            // The tick, plus the most ticks the sweeper's next pass may count at once: never early.
+            long clock = sweeper.clock();
+            deadline = TimeoutSweeper.tickOf(clock) + lastTimeoutTicks + TimeoutSweeper.jumpOf(clock);
         } else {
             deadline = ticker.nanoTime() + call.timeoutDuration.toNanos();
         }

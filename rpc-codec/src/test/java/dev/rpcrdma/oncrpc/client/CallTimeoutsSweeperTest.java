@@ -157,9 +157,71 @@ class CallTimeoutsSweeperTest {
 
     @Test
     void ticksForNeverUndercounts() {
-        assertEquals(1, sweeper.ticksFor(0));
-        assertEquals(2, sweeper.ticksFor(1));
-        assertEquals(2, sweeper.ticksFor(TICK));
-        assertEquals(3, sweeper.ticksFor(TICK + 1));
+        assertEquals(0, sweeper.ticksFor(0));
+        assertEquals(1, sweeper.ticksFor(1));
+        assertEquals(1, sweeper.ticksFor(TICK));
+        assertEquals(2, sweeper.ticksFor(TICK + 1));
+    }
+
+    @Test
+    void withLongTimeoutsTheSweeperSleepsASecondAtATimeAndCallsStillNeverTimeOutEarly() throws Exception {
+        CallOptions options = CallOptions.DEFAULT.withTimeout(Duration.ofSeconds(30));
+        client.call(100, 1, 0, XdrPayload.empty(), RpcReplyDecoder.VOID, options);
+        sentXid();
+        pass(10);
+        assertEquals(TimeoutSweeper.MAX_JUMP, TimeoutSweeper.jumpOf(sweeper.clock()),
+                "30 s / 16 is more than a second: the longest jump");
+        assertEquals(TimeoutSweeper.MAX_JUMP, sweeper.sleepTicks(), "the thread sleeps a second");
+        // A call made now may see its tick counted a whole jump late: it adds the jump.
+        long start = now;
+        CompletableFuture<Void> f = client.call(100, 1, 0, XdrPayload.empty(), RpcReplyDecoder.VOID, options);
+        sentXid();
+        while (now - start < TimeUnit.SECONDS.toNanos(30)) {
+            assertFalse(f.isDone(), "timed out " + (now - start) + " ns after the call, before its 30 s");
+            pass(1000);
+        }
+        for (int i = 0; i < 3 && !f.isDone(); i++) {
+            pass(1000);
+        }
+        assertInstanceOf(RpcTimeoutException.class, cause(f), "at most about two jumps late");
+    }
+
+    @Test
+    void aStarvedSweeperWithLongJumpsMakesCallsLateNeverEarly() {
+        CallOptions options = CallOptions.DEFAULT.withTimeout(Duration.ofSeconds(30));
+        client.call(100, 1, 0, XdrPayload.empty(), RpcReplyDecoder.VOID, options);
+        pass(10);
+        long start = now;
+        CompletableFuture<Void> f = client.call(100, 1, 0, XdrPayload.empty(), RpcReplyDecoder.VOID, options);
+        // Each pass comes 10 s late: it counts one jump (1 s), not 10 s.
+        for (int i = 0; i < 30; i++) {
+            pass(10_000);
+            assertFalse(f.isDone(), "timed out " + (now - start) + " ns after the call");
+        }
+        pass(10_000);
+        pass(10_000);
+        assertTrue(f.isCompletedExceptionally());
+    }
+
+    @Test
+    void aShorterTimeoutShortensTheJumpAndTheSleep() {
+        client.call(100, 1, 0, XdrPayload.empty(), RpcReplyDecoder.VOID,
+                CallOptions.DEFAULT.withTimeout(Duration.ofSeconds(30)));
+        pass(10);
+        assertEquals(TimeoutSweeper.MAX_JUMP, TimeoutSweeper.jumpOf(sweeper.clock()));
+        CompletableFuture<Void> fast = client.call(100, 1, 0, XdrPayload.empty(), RpcReplyDecoder.VOID,
+                CallOptions.DEFAULT.withTimeout(Duration.ofMillis(320)));
+        // The call read the long jump: its deadline counts it (late, never early); the next pass plans 32 / 16.
+        pass(10);
+        assertEquals(2, TimeoutSweeper.jumpOf(sweeper.clock()));
+        assertEquals(2, sweeper.sleepTicks());
+        for (int i = 0; i < 30; i++) {
+            pass(10);
+        }
+        assertFalse(fast.isDone(), "320 ms after the call");
+        for (int i = 0; i < 110 && !fast.isDone(); i++) {
+            pass(10);
+        }
+        assertInstanceOf(RpcTimeoutException.class, cause(fast));
     }
 }
