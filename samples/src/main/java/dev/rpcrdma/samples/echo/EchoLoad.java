@@ -63,7 +63,10 @@ final class EchoLoad {
         ThreadLocalRandom.current().nextBytes(pattern);
     }
 
-    /** Makes {@code calls} calls; records each round trip in {@code latencies} (if not null); blocks until done. */
+    /**
+     * Makes {@code calls} calls; records each round trip in {@code latencies} (if not null: a warm-up should record
+     * too, into a histogram it drops, so that the measured calls run the code it compiled); blocks until done.
+     */
     Result run(long calls, LatencyHistogram latencies) throws InterruptedException {
         if (calls <= 0) {
             return new Result(0, 0, null, 0);
