@@ -5,38 +5,82 @@ import io.netty.util.concurrent.AbstractScheduledEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.concurrent.Ticker;
 
+import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The deadlines of one connection's pending calls, with one scheduled task for all of them instead of one per
- * call: the calls are linked in deadline order (a call with the usual timeout goes to the tail in O(1)), and the
- * task is armed for the earliest deadline and re-armed when it fires. A call that completes is unlinked; the task
- * is left to fire (at worst once per timeout period) rather than cancelled, so a call costs no scheduling at all.
- * Event loop only; times on the loop's {@link Ticker} (so an {@code EmbeddedChannel}'s clock drives it in tests).
+ * The deadlines of one connection's pending calls, linked in deadline order (a call with the usual timeout goes to
+ * the tail in O(1)) and swept by one task for all of them, never one per call. A call that completes is unlinked.
+ *
+ * <p>On an event loop that runs on the system clock (every real loop) deadlines are ticks of the JVM's
+ * {@link TimeoutSweeper}: a call reads the current tick and jump from a field (no clock read, no system call), and this
+ * connection publishes its earliest deadline to the sweeper, which asks the loop for a sweep when it has come. The
+ * published deadline is only moved earlier by a call; a call answered before it leaves it stale, and the sweep it
+ * brings (at most once per timeout period) publishes the next one. So the loop has no scheduled task for timeouts:
+ * Netty's loop reads the clock on every iteration while it has one, and twice more before it sleeps.
+ *
+ * <p>On any other loop ({@code EmbeddedChannel}'s, whose clock tests move) deadlines are nanoseconds of the loop's
+ * {@link Ticker} and one scheduled task is armed for the earliest, and re-armed when it fires; a completed call
+ * leaves it to fire rather than cancelling it. Event loop only, except {@link #publishedDeadline} and
+ * {@link #requestSweep} (the sweeper's thread).
  */
 final class CallTimeouts implements Runnable {
 
+    /** No deadline published. */
+    static final long NONE = Long.MIN_VALUE;
+
     private final RpcClientHandler handler;
+    private final TimeoutSweeper sweeper;
     private EventLoop loop;
     private Ticker ticker;
+    /** Deadlines are sweeper ticks (the loop runs on the system clock); else nanoseconds of {@link #ticker}. */
+    private boolean ticks;
+    private boolean registered;
     private PendingCall<?> head;
     private PendingCall<?> tail;
-    /** The armed task and the deadline it was armed for. */
+    /** Ticks mode: the earliest deadline the sweeper knows of, or NONE; written on the loop, read by the sweeper. */
+    private volatile long published = NONE;
+    /** Ticks mode: a sweep is queued on the loop (set by the sweeper, cleared by the sweep). */
+    private volatile boolean sweepRequested;
+    /** The last timeout converted to ticks, and its ticks (calls of one connection mostly share one timeout). */
+    private Duration lastTimeout;
+    private long lastTimeoutTicks;
+    /** Scheduled mode: the armed task and the deadline it was armed for. */
     private ScheduledFuture<?> timer;
     private long timerDeadline;
 
     CallTimeouts(RpcClientHandler handler) {
-        this.handler = handler;
+        this(handler, TimeoutSweeper.instance());
     }
 
-    /** Links {@code call}, whose timeout starts now, and arms the task if its deadline is the earliest. */
+    CallTimeouts(RpcClientHandler handler, TimeoutSweeper sweeper) {
+        this.handler = handler;
+        this.sweeper = sweeper;
+    }
+
+    /** Links {@code call}, whose timeout starts now, and makes sure its deadline will be looked at. */
     void add(PendingCall<?> call, EventLoop eventLoop) {
         if (loop != eventLoop) {
             loop = eventLoop;
             ticker = eventLoop instanceof AbstractScheduledEventExecutor
                     ? ((AbstractScheduledEventExecutor) eventLoop).ticker() : Ticker.systemTicker();
+            ticks = ticker == Ticker.systemTicker();
         }
-        long deadline = ticker.nanoTime() + call.timeoutDuration.toNanos();
+        long deadline;
+        if (ticks) {
+            Duration timeout = call.timeoutDuration;
+            if (timeout != lastTimeout) {
+                lastTimeout = timeout;
+                lastTimeoutTicks = sweeper.ticksFor(timeout.toNanos());
+                sweeper.timeoutInUse(lastTimeoutTicks);
+            }
+            // The tick, plus the most ticks the sweeper's next pass may count at once: never early.
+            long clock = sweeper.clock();
+            deadline = TimeoutSweeper.tickOf(clock) + lastTimeoutTicks + TimeoutSweeper.jumpOf(clock);
+        } else {
+            deadline = ticker.nanoTime() + call.timeoutDuration.toNanos();
+        }
         call.deadline = deadline;
         PendingCall<?> after = tail;
         while (after != null && after.deadline - deadline > 0) {
@@ -55,7 +99,12 @@ final class CallTimeouts implements Runnable {
             head = call;
         }
         call.linked = true;
-        if (timer == null || deadline - timerDeadline < 0) {
+        if (ticks) {
+            long p = published;
+            if (p == NONE || deadline - p < 0) {
+                publish(deadline);
+            }
+        } else if (timer == null || deadline - timerDeadline < 0) {
             arm(deadline);
         }
     }
@@ -80,6 +129,37 @@ final class CallTimeouts implements Runnable {
         call.next = null;
     }
 
+    private void publish(long deadline) {
+        if (!registered) {
+            registered = true;
+            sweeper.register(this);
+        }
+        long before = published;
+        published = deadline;
+        if (before == NONE) {
+            sweeper.published();
+        }
+    }
+
+    /** The earliest deadline published to the sweeper, or {@link #NONE}; any thread. */
+    long publishedDeadline() {
+        return published;
+    }
+
+    /** The sweeper's thread: the published deadline has come; the loop sweeps (once, however often asked). */
+    void requestSweep() {
+        if (sweepRequested) {
+            return;
+        }
+        sweepRequested = true;
+        try {
+            loop.execute(this);
+        } catch (RejectedExecutionException e) {
+            // The loop is shutting down: its channels close, and clear() forgets this connection.
+            published = NONE;
+        }
+    }
+
     private void arm(long deadline) {
         if (timer != null) {
             timer.cancel(false);
@@ -88,22 +168,32 @@ final class CallTimeouts implements Runnable {
         timer = loop.schedule(this, Math.max(0, deadline - ticker.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
-    /** The task: fails every call whose deadline passed, then re-arms for the next one. */
+    /** The sweep (the scheduled task, or the sweeper's request): fails every call whose deadline passed. */
     @Override
     public void run() {
-        timer = null;
-        long now = ticker.nanoTime();
-        PendingCall<?> call;
-        while ((call = head) != null && call.deadline - now <= 0) {
-            remove(call);
-            call.timedOut();
+        if (ticks) {
+            long now = sweeper.tick();
+            expire(now);
+            published = head != null ? head.deadline : NONE; // before the request is cleared: no second request
+            sweepRequested = false;
+            return;
         }
+        timer = null;
+        expire(ticker.nanoTime());
         if (head != null && timer == null) {
             arm(head.deadline);
         }
     }
 
-    /** Forgets every call and the task (the connection is gone). */
+    private void expire(long now) {
+        PendingCall<?> call;
+        while ((call = head) != null && call.deadline - now <= 0) {
+            remove(call);
+            call.timedOut();
+        }
+    }
+
+    /** Forgets every call, the task and the sweeper (the connection is gone). */
     void clear() {
         while (head != null) {
             remove(head);
@@ -111,6 +201,11 @@ final class CallTimeouts implements Runnable {
         if (timer != null) {
             timer.cancel(false);
             timer = null;
+        }
+        published = NONE;
+        if (registered) {
+            registered = false;
+            sweeper.unregister(this);
         }
     }
 }

@@ -40,8 +40,8 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
     private final IntObjectHashMap<PendingCall<?>> pending = new IntObjectHashMap<>();
     /** Finished listener calls kept for reuse (a caller thread takes one, the loop gives it back); guarded by itself. */
     private final ArrayDeque<PendingCall<?>> free = new ArrayDeque<>(MAX_FREE_CALLS);
-    /** Their deadlines, with one timer for all; event loop only. */
-    private final CallTimeouts timeouts = new CallTimeouts(this);
+    /** Their deadlines, swept by one task for all (no clock read or timer per call); event loop only. */
+    private final CallTimeouts timeouts;
     private final RpcStats stats;
     private final Duration defaultTimeout;
     /** Next xid to try; event loop only (RFC 5531 §9: the client chooses it). */
@@ -56,8 +56,14 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
 
     /** A handler with the given counters and default call timeout. */
     public RpcClientHandler(RpcStats stats, Duration defaultTimeout) {
+        this(stats, defaultTimeout, TimeoutSweeper.instance());
+    }
+
+    /** A handler whose timeouts on real loops tick with {@code sweeper} (tests drive their own). */
+    RpcClientHandler(RpcStats stats, Duration defaultTimeout, TimeoutSweeper sweeper) {
         this.stats = ObjectUtil.checkNotNull(stats, "stats");
         this.defaultTimeout = ObjectUtil.checkNotNull(defaultTimeout, "defaultTimeout");
+        this.timeouts = new CallTimeouts(this, ObjectUtil.checkNotNull(sweeper, "sweeper"));
     }
 
     /**

@@ -115,6 +115,10 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     /** The head of the queue waits for registered memory (the pool's {@code whenAvailable} will drain again). */
     private boolean waitingForMemory;
     private int maxOutstandingSeen;
+    /** Inside a batch of receives (from the first to channelReadComplete): flushes wait for its end. */
+    private boolean reading;
+    /** A flush was asked for during the batch. */
+    private boolean flushDeferred;
 
     /**
      * A requester that negotiates its thresholds when the channel becomes active: {@code local} is the private data
@@ -280,8 +284,10 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         if (rpc == null) {
             rpc = new RequesterCall(this);
         }
+        // The writer's flush posts this call; calls queued before it that go out now are flushed here.
+        boolean queuedBefore = !queue.isEmpty();
         queue.add(rpc.init(call, promise));
-        drain(ctx);
+        drain(ctx, queuedBefore);
     }
 
     /**
@@ -351,12 +357,17 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     }
 
     private void drain(ChannelHandlerContext ctx) {
+        drain(ctx, true);
+    }
+
+    /** Sends the queued calls that have credits; flushes them if {@code flush} (at the end of a batch if in one). */
+    private void drain(ChannelHandlerContext ctx, boolean flush) {
         boolean sent = false;
         while (thresholds != null && !inactive && !waitingForMemory && !queue.isEmpty() && credits.canSend()) {
             sent |= send(ctx, queue.poll());
         }
-        if (sent) {
-            ctx.flush();
+        if (sent && flush) {
+            flush(ctx);
         }
         // RFC 8166 §3.3.1: no credit, or calls waiting for one: the upper layer should hold back.
         boolean writable = queue.isEmpty() && credits.canSend();
@@ -466,8 +477,60 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
 
     // ------------------------------------------------------------------ replies
 
+    /**
+     * Flushes at once, or at the end of the batch of receives being handled ({@code channelReadComplete}, which the
+     * RDMA channel fires once per poll batch): the calls that the replies of one poll brought (each answered call's
+     * callback making the next one) go out in one chain of work requests, one {@code ibv_post_send}, instead of one
+     * each. As with Netty's {@code FlushConsolidationHandler}, this relies on the channel's contract that a batch of
+     * {@code channelRead}s ends with {@code channelReadComplete} (a handler below this one must pass it on), and
+     * the batch also ends, its deferred flush done, when an error is caught, the channel is closed or disconnected,
+     * or this handler is removed; a connection that went inactive drops it (nothing can be posted any more).
+     */
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        if (reading) {
+            flushDeferred = true;
+            return;
+        }
+        ctx.flush();
+    }
+
+    /** The batch of receives is over: the flush it deferred, if any, now. */
+    private void endBatch(ChannelHandlerContext ctx) {
+        reading = false;
+        if (flushDeferred) {
+            flushDeferred = false;
+            ctx.flush();
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        endBatch(ctx);
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        endBatch(ctx);
+        ctx.fireExceptionCaught(cause);
+    }
+
+    @Override
+    public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        endBatch(ctx);
+        ctx.close(promise);
+    }
+
+    @Override
+    public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
+        endBatch(ctx);
+        ctx.disconnect(promise);
+    }
+
     @Override
     protected void received(ChannelHandlerContext ctx, RdmaReceive r) {
+        reading = true;
         ByteBuf in = r.content();
         if (RpcRdmaHeaderDecoder.isPlainMsg(in) && plainReply(ctx, r, in)) {
             return;
@@ -663,6 +726,8 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         inactive = true;
+        reading = false;
+        flushDeferred = false;
         if (callbacks != null) {
             callbacks.inactive();
         }
@@ -682,6 +747,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
+        endBatch(ctx);
         failQueued();
     }
 

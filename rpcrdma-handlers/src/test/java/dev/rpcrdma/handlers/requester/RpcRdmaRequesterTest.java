@@ -338,6 +338,78 @@ class RpcRdmaRequesterTest {
         }
     }
 
+    @Test
+    void callsMadeWhileABatchOfRepliesIsHandledGoOutInOneFlushAtItsEnd() throws Exception {
+        List<Integer> flushes = new ArrayList<>();
+        ChannelOutboundHandlerAdapter counter = new ChannelOutboundHandlerAdapter() {
+            @Override
+            public void flush(ChannelHandlerContext ctx) {
+                flushes.add(1);
+                ctx.flush();
+            }
+        };
+        try (WithClient c = new WithClient(counter)) {
+            c.call(CallOptions.DEFAULT);
+            int first = c.sent();
+            c.receive(RpcRdmaHeader.msg(first, 4), rpcReply(first)); // the first reply grants 4 credits
+            flushes.clear();
+            CompletableFuture<Integer> a = c.call(CallOptions.DEFAULT);
+            CompletableFuture<Integer> b = c.call(CallOptions.DEFAULT);
+            int xa = c.sent();
+            int xb = c.sent();
+            assertEquals(2, flushes.size(), "outside a batch a call is flushed at once");
+            // Each answer's callback makes the next call, as a closed-loop client does.
+            List<CompletableFuture<Integer>> next = new ArrayList<>();
+            a.thenRun(() -> next.add(c.call(CallOptions.DEFAULT)));
+            b.thenRun(() -> next.add(c.call(CallOptions.DEFAULT)));
+            // One poll brought both replies: two receives, then one channelReadComplete.
+            for (int xid : new int[] {xa, xb}) {
+                ByteBuf r = Unpooled.directBuffer();
+                RpcRdmaHeaderEncoder.encode(RpcRdmaHeader.msg(xid, 4), r);
+                ByteBuf rpc = rpcReply(xid);
+                r.writeBytes(rpc);
+                rpc.release();
+                c.ch.pipeline().fireChannelRead(new RdmaReceive(r, false, 0));
+            }
+            assertEquals(2, next.size(), "both replies handled, both next calls written");
+            assertNull(c.ch.readOutbound(), "not flushed before the batch ends");
+            assertEquals(2, flushes.size());
+            c.ch.pipeline().fireChannelReadComplete();
+            assertEquals(3, flushes.size(), "one flush for the batch");
+            c.sent();
+            c.sent();
+            assertEquals(2, c.requester.outstandingCalls());
+        }
+    }
+
+    @Test
+    void aBatchEndedByAnErrorOrACloseInsteadOfChannelReadCompletePostsTheCallItDeferred() throws Exception {
+        for (boolean byError : new boolean[] {true, false}) {
+            try (WithClient c = new WithClient(null)) {
+                CompletableFuture<Integer> first = c.call(CallOptions.DEFAULT);
+                int xid = c.sent();
+                List<CompletableFuture<Integer>> next = new ArrayList<>();
+                first.thenRun(() -> next.add(c.call(CallOptions.DEFAULT)));
+                // The reply arrives and its callback makes the next call; no channelReadComplete follows.
+                ByteBuf r = Unpooled.directBuffer();
+                RpcRdmaHeaderEncoder.encode(RpcRdmaHeader.msg(xid, 4), r);
+                ByteBuf rpc = rpcReply(xid);
+                r.writeBytes(rpc);
+                rpc.release();
+                c.ch.pipeline().fireChannelRead(new RdmaReceive(r, false, 0));
+                assertEquals(1, next.size());
+                assertNull(c.ch.readOutbound(), "deferred to the end of the batch");
+                if (byError) {
+                    c.ch.pipeline().fireExceptionCaught(new IOException("test"));
+                } else {
+                    c.ch.close();
+                }
+                c.sent(); // posted, not failed with the close
+                assertFalse(c.ch.isOpen());
+            }
+        }
+    }
+
     static Throwable failure(CompletableFuture<?> f) {
         assertTrue(f.isDone(), "the call is over");
         return assertThrows(ExecutionException.class, () -> f.get(1, TimeUnit.SECONDS)).getCause();
