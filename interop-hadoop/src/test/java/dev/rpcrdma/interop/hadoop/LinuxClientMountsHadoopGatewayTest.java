@@ -43,7 +43,10 @@ class LinuxClientMountsHadoopGatewayTest {
         }
         String s = new String(out, StandardCharsets.UTF_8);
         if (p.exitValue() != 0) {
-            throw new AssertionError("exit " + p.exitValue() + ": " + script + "\n" + s);
+            Process log = new ProcessBuilder("sh", "-c", "dmesg | tail -n 40").redirectErrorStream(true).start();
+            String kernel = new String(log.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            throw new AssertionError("exit " + p.exitValue() + ": " + script + "\n" + s
+                    + "\nkernel log (last lines):\n" + kernel);
         }
         System.out.println("$ " + script + "\n" + s);
         return s;

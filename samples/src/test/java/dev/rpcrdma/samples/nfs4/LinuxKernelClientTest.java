@@ -64,9 +64,20 @@ class LinuxKernelClientTest {
         }
         String s = new String(out, StandardCharsets.UTF_8);
         if (p.exitValue() != 0) {
-            throw new AssertionError("exit " + p.exitValue() + ": " + script + "\n" + s);
+            throw new AssertionError("exit " + p.exitValue() + ": " + script + "\n" + s + kernelLogTail());
         }
         return s;
+    }
+
+    /** The kernel's last log lines (the NFS client's and xprtrdma's view of a failure), for a failed command. */
+    static String kernelLogTail() {
+        try {
+            Process p = new ProcessBuilder("sh", "-c", "dmesg | tail -n 40").redirectErrorStream(true).start();
+            String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            return p.waitFor(30, TimeUnit.SECONDS) ? "\nkernel log (last lines):\n" + log : "";
+        } catch (IOException | InterruptedException e) {
+            return "\n(no kernel log: " + e + ")";
+        }
     }
 
     static String sh(String script) throws IOException, InterruptedException {
