@@ -53,9 +53,18 @@ public final class SendWorkRequests extends WorkRequestBlock {
         return this;
     }
 
-    /** Sets {@code invalidate_rkey} for {@code IBV_WR_SEND_WITH_INV} (and LOCAL_INV). */
+    /**
+     * Sets {@code invalidate_rkey} for {@code IBV_WR_SEND_WITH_INV} (and LOCAL_INV), and {@code wr.rdma.rkey} to the
+     * same key: rdma-core's siw provider takes the STag a Send With Invalidate names from {@code wr.rdma.rkey}
+     * ({@code push_send_wqe} copies {@code wr.rdma.rkey} into the queue entry for every opcode), so a Send With
+     * Invalidate with only {@code invalidate_rkey} set named no STag or a stale one, and the peer answered with a
+     * TERMINATE ("STag cannot be invalidated", RFC 5040 §7.2). Other providers read {@code invalidate_rkey} and ignore
+     * {@code wr.rdma} for Sends.
+     */
     public SendWorkRequests invalidateRkey(int index, int rkey) {
-        IO.putInt(wr(checkIndex(index)) + IbvSendWr.INVALIDATE_RKEY, rkey);
+        long wr = wr(checkIndex(index));
+        IO.putInt(wr + IbvSendWr.INVALIDATE_RKEY, rkey);
+        IO.putInt(wr + IbvSendWr.RDMA_RKEY, rkey);
         return this;
     }
 

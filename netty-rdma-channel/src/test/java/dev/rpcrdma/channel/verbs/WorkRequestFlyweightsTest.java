@@ -80,6 +80,7 @@ class WorkRequestFlyweightsTest {
 
             assertEquals(w3, IO.getAddress(w2 + 8));
             assertEquals(0x00ABCD01, IO.getInt(w3 + 36)); // invalidate_rkey, host order
+            assertEquals(0x00ABCD01, IO.getInt(w3 + 48), "wr.rdma.rkey too: libsiw takes the STag from it");
             assertEquals(0, IO.getAddress(w3 + 8), "last work request ends the chain");
 
             assertThrows(IllegalStateException.class, () -> wrs.addSge(send, 1, 1, 1), "max 2 SGEs");
