@@ -201,8 +201,11 @@ final class RdmaTransport implements EchoTransport {
                         + " B (advertised " + clientConfig.sendSize() + "/" + clientConfig.receiveSize()
                         + "), credits granted " + requester.creditGrant() + " (requested "
                         + clientConfig.maxRequests() + "), remote invalidation "
-                        + (t.remoteInvalidation() ? "on" : "off" + (clientConfig.remoteInvalidation()
-                        ? " (the server did not offer it)" : " (not requested)"));
+                        + (t.remoteInvalidation() ? "on" : "off" + (!clientConfig.remoteInvalidation()
+                        ? " (not requested)" : client instanceof RdmaChannel
+                        && !((RdmaChannel) client).remoteInvalidationSupported()
+                        ? " (this device does not report it in receive completions: not requested)"
+                        : " (the server did not offer it)"));
             }).get(5, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
             return "(unknown: " + Diagnosis.firstLine(e) + ")";
