@@ -103,7 +103,7 @@ final class NativeCmId implements CmId {
                 new QpCap(c.maxSendWr, srq == null ? c.maxRecvWr : 0, c.maxSendSge, srq == null ? c.maxRecvSge : 0,
                         c.maxInlineData), false);
         qp = new NativeQueuePair(this, RdmaCm.qp(id), new QpCapabilities(granted.maxSendWr(), granted.maxRecvWr(),
-                granted.maxSendSge(), granted.maxRecvSge(), granted.maxInlineData()), device);
+                granted.maxSendSge(), granted.maxRecvSge(), granted.maxInlineData()), device, srq != null);
         return qp;
     }
 

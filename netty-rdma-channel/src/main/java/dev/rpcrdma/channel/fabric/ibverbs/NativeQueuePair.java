@@ -1,6 +1,7 @@
 package dev.rpcrdma.channel.fabric.ibverbs;
 
 import dev.rpcrdma.channel.verbs.NativeCallException;
+import dev.rpcrdma.channel.fabric.FabricException;
 import dev.rpcrdma.channel.fabric.PostException;
 import dev.rpcrdma.channel.fabric.QpCapabilities;
 import dev.rpcrdma.channel.fabric.QueuePair;
@@ -24,10 +25,13 @@ final class NativeQueuePair implements QueuePair {
     private final QpCapabilities caps;
     private final SendWorkRequests sendWr;
     private final RecvWorkRequests recvWr;
+    /** Created with a shared receive queue: it has no receive queue of its own. */
+    private final boolean sharedReceives;
     private boolean destroyed;
 
-    NativeQueuePair(NativeCmId id, long qp, QpCapabilities caps, NativeDevice device) {
+    NativeQueuePair(NativeCmId id, long qp, QpCapabilities caps, NativeDevice device, boolean sharedReceives) {
         this.id = id;
+        this.sharedReceives = sharedReceives;
         this.qp = qp;
         this.caps = caps;
         this.sendWr = new SendWorkRequests(MAX_POST_CHAIN,
@@ -117,6 +121,7 @@ final class NativeQueuePair implements QueuePair {
 
     @Override
     public void postReceive(long wrId, long address, int length, int lkey) throws IOException {
+        checkOwnReceiveQueue();
         recvWr.clear();
         int i = recvWr.add(wrId);
         recvWr.addSge(i, address, length, lkey);
@@ -132,6 +137,7 @@ final class NativeQueuePair implements QueuePair {
         if (count > MAX_POST_CHAIN) {
             throw new IllegalArgumentException("a chain of " + count + " > " + MAX_POST_CHAIN + " work requests");
         }
+        checkOwnReceiveQueue();
         recvWr.clear();
         for (int i = 0; i < count; i++) {
             recvWr.addSge(recvWr.add(wrIds[i]), addresses[i], length, lkey);
@@ -141,6 +147,18 @@ final class NativeQueuePair implements QueuePair {
         } catch (NativeCallException e) {
             int bad = recvWr.badIndex();
             throw new PostException("ibv_post_recv", bad < 0 ? 0 : bad, NativeErrors.of(e));
+        }
+    }
+
+    /**
+     * A queue pair that uses a shared receive queue has no receive queue of its own; the post is refused here, as
+     * rxe refuses it, because rdma-core's siw provider does not check: its {@code siw_post_recv} divides by the
+     * receive queue's size, 0, and kills the process with SIGFPE.
+     */
+    private void checkOwnReceiveQueue() throws IOException {
+        if (sharedReceives) {
+            throw new FabricException("ibv_post_recv: the queue pair uses a shared receive queue and has no receive "
+                    + "queue of its own", FabricException.EINVAL);
         }
     }
 
