@@ -403,7 +403,8 @@ abstract class RpcRdmaReliabilitySuite {
 
     @Test
     void anIdleConnectionIsClosed() throws Exception {
-        startServer(RpcServerLimits.DEFAULT.withIdleTimeout(Duration.ofMillis(400)));
+        // Long enough for the first call to arrive after the accept on a slow provider (siw under emulation).
+        startServer(RpcServerLimits.DEFAULT.withIdleTimeout(Duration.ofMillis(2000)));
         RpcClient client = connect();
         assertEchoes(client, 100);
         Await.until(() -> !client.channel().isOpen(), "closed after the idle timeout");
