@@ -79,6 +79,13 @@ final class RdmaEndpoint {
      * signalled no marker is needed and the flush at the state change retires everything.
      */
     boolean signalEverySend;
+    /**
+     * iWARP: a work request posted behind an RDMA Read still outstanding is fenced ({@code IBV_SEND_FENCE}). siw
+     * completes a Send or Write as soon as it is transmitted, before an earlier Read's response has arrived, and
+     * {@link SendQueue#retire} takes a completion to retire every earlier work request (in-order completion, as IB
+     * guarantees): without the fence a Read was retired, its data handed up, before it had landed.
+     */
+    boolean fenceBehindReads;
     private int[] freeSendSlots;
     private int freeSendSlotCount;
 
@@ -138,6 +145,7 @@ final class RdmaEndpoint {
             ep.sendSlotSize = config.maxSendSize();
             ep.maxInline = config.maxInlineData();
             ep.signalEverySend = device.iwarp();
+            ep.fenceBehindReads = device.iwarp();
             if (sharedDepth == 0) {
                 slabBytes(ep.receiveQueueSize + config.receiveSpareBuffers(), ep.receiveBufferSize,
                         "receive", "RECEIVE_QUEUE_DEPTH, RECEIVE_SPARE_BUFFERS or RECEIVE_BUFFER_SIZE");

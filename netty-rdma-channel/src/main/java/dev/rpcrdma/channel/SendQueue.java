@@ -60,6 +60,8 @@ final class SendQueue {
     private int head;
     private int tail;
     private int unsignaledRun;
+    /** RDMA Reads posted and not yet retired (see {@link RdmaEndpoint#fenceBehindReads}). */
+    private int readsInFlight;
     /** Posted work requests whose message is still in the outbound buffer (its promise waits for the completion). */
     private int heldInBuffer;
     private boolean lastPostedSignaled = true;
@@ -349,6 +351,11 @@ final class SendQueue {
             f.memory = b.memory();
             f.bind = b;
         }
+        if (f.kind == RDMA_READ) {
+            readsInFlight++;
+        } else if (readsInFlight > 0 && ep.fenceBehindReads) {
+            wr.sendFlags(wr.sendFlags() | SendFlags.FENCE);
+        }
         if (f.memory != null) {
             f.memory.use();
         }
@@ -417,6 +424,9 @@ final class SendQueue {
             if (f.held) {
                 heldInBuffer--;
             }
+            if (f.kind == RDMA_READ) {
+                readsInFlight--;
+            }
             f.reset(SEND);
         }
         lastPostedSignaled = tail == head || inFlight[Integer.remainderUnsigned(tail - 1, inFlight.length)].signaled;
@@ -464,6 +474,9 @@ final class SendQueue {
             InFlight f = inFlight[Integer.remainderUnsigned(head, inFlight.length)];
             int st = head == seq ? status : WcStatus.SUCCESS;
             head++;
+            if (f.kind == RDMA_READ) {
+                readsInFlight--;
+            }
             if (f.sendSlot >= 0) {
                 ep.freeSendSlot(f.sendSlot);
             }
