@@ -66,6 +66,20 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @Tag("rdma-device")
 @ExtendWith(LeakDetectionExtension.class)
 class LinuxNfsdBackchannelInteropTest {
+
+    /**
+     * Stops the kernel's nfsd after the class (its RDMA listener included), so the VM stage's device resources are
+     * back at their baseline whichever module runs next.
+     */
+    @org.junit.jupiter.api.AfterAll
+    static void stopKernelNfsd() throws Exception {
+        if (System.getenv("VM_RDMA_ADDR") == null) {
+            return; // only the VM stage started it; never touch a host's own nfsd
+        }
+        Process p = new ProcessBuilder("sh", "-c",
+                "if [ -w /proc/fs/nfsd/threads ]; then echo 0 > /proc/fs/nfsd/threads; fi").inheritIO().start();
+        p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS);
+    }
     static final Duration TIMEOUT = Duration.ofSeconds(60);
     static final Path EXPORT = Path.of("/tmp/nfs41-export");
     /** How long nfsd may withhold delegations after it (re)started: its NFSv4 and lockd grace periods, and more. */
