@@ -67,18 +67,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @ExtendWith(LeakDetectionExtension.class)
 class LinuxNfsdBackchannelInteropTest {
 
-    /**
-     * Stops the kernel's nfsd after the class (its RDMA listener included), so the VM stage's device resources are
-     * back at their baseline whichever module runs next.
-     */
+    /** nfsd's RDMA listeners would outlive the class (KernelNfsd). */
     @org.junit.jupiter.api.AfterAll
     static void stopKernelNfsd() throws Exception {
-        if (System.getenv("VM_RDMA_ADDR") == null) {
-            return; // only the VM stage started it; never touch a host's own nfsd
-        }
-        Process p = new ProcessBuilder("sh", "-c",
-                "if [ -w /proc/fs/nfsd/threads ]; then echo 0 > /proc/fs/nfsd/threads; fi").inheritIO().start();
-        p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS);
+        KernelNfsd.stopInVm();
     }
     static final Duration TIMEOUT = Duration.ofSeconds(60);
     static final Path EXPORT = Path.of("/tmp/nfs41-export");
