@@ -111,8 +111,18 @@ abstract class FabricContractSuite {
     static void assertTerminated(FabricHarness.Pair p) throws Exception {
         p.client.awaitEvent(CmEventType.DISCONNECTED);
         p.server.awaitEvent(CmEventType.DISCONNECTED);
-        assertEquals(QpState.ERR, p.client.qp.state());
-        assertEquals(QpState.ERR, p.server.qp.state());
+        assertNotInRts(p.client.qp);
+        assertNotInRts(p.server.qp);
+    }
+
+    /**
+     * The queue pair is no longer usable: in error (IB, the software fabric), or, on siw, whatever its query says:
+     * Linux 6.1's {@code siw_query_qp} never fills in {@code qp_state} (reports 0, RESET, in every state; later
+     * kernels map it), so the DISCONNECTED events and the completions are what shows the state there.
+     */
+    static void assertNotInRts(QueuePair qp) throws IOException {
+        int state = qp.state();
+        assertTrue(state == QpState.ERR || state == QpState.RESET, "QP state " + state);
     }
 
     /**
@@ -174,8 +184,11 @@ abstract class FabricContractSuite {
             assertFilled(p.server, 0, 64, 40);
             int maxInline = p.client.qp.capabilities().maxInlineData;
             assertTrue(maxInline >= 64, "granted at least the requested inline size: " + maxInline);
+            // Beyond the granted size a post may be refused; IB devices and the software fabric refuse it. siw checks
+            // its own limit (SIW_MAX_INLINE, 80 B), not the size granted, so beyond that.
+            int beyond = iwarp(p) ? 4096 : maxInline + 1;
             assertThrows(FabricException.class, () -> p.client.qp.postSend(wr.clear().opcode(WrOpcode.SEND)
-                    .sendFlags(SendFlags.INLINE).addSge(p.client.address(), maxInline + 1, 0)), "inline beyond max");
+                    .sendFlags(SendFlags.INLINE).addSge(p.client.address(), beyond, 0)), "inline beyond max");
         }
     }
 
@@ -375,8 +388,8 @@ abstract class FabricContractSuite {
             if (c1.id.device().iwarp()) {
                 assertStatus(WcStatus.SUCCESS, c1.awaitCompletions(1).get(0));
                 c1.awaitEvent(CmEventType.DISCONNECTED);
-                assertEquals(QpState.ERR, c1.qp.state());
-                assertEquals(QpState.ERR, qps[0].state());
+                assertNotInRts(c1.qp);
+                assertNotInRts(qps[0]);
             } else {
                 assertStatus(WcStatus.RNR_RETRY_EXC_ERR, c1.awaitCompletions(1).get(0));
             }

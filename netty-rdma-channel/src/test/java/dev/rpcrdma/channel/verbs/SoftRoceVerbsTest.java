@@ -110,7 +110,9 @@ class SoftRoceVerbsTest {
         try (Loopback c = Loopback.connect(address)) {
             Endpoint client = c.client;
             Endpoint server = c.server;
-            assertEquals(IBV_QPS_RTS, Verbs.queryQpState(client.qp));
+            // Linux 6.1's siw_query_qp never fills in qp_state (0, RESET, in every state; later kernels map it).
+            int state = Verbs.queryQpState(client.qp);
+            assertTrue(state == IBV_QPS_RTS || client.device.isIwarp() && state == 0, "QP state " + state);
             assertEquals(device, Verbs.deviceName(client.context));
             assertEquals(device, Verbs.deviceName(server.context));
             // A non-blocking completion channel reports "no event" instead of blocking.
@@ -230,7 +232,6 @@ class SoftRoceVerbsTest {
                 // siw only logs a TERMINATE it receives, and the close flushes the outstanding Read (siw_sq_flush).
                 // Work posted after that is never completed: siw flushes at the state change only.
                 assertEquals(IBV_WC_WR_FLUSH_ERR, error.status(), error.toString());
-                assertEquals(IBV_QPS_ERR, Verbs.queryQpState(client.qp));
                 client.postSend(2, IBV_WR_SEND, (w, i) -> w.addSge(i, client.addr(0), 8, client.lkey()));
                 List<Wc> late = client.drain(200);
                 assertTrue(late.isEmpty(), "work posted in error completed on iWARP: " + late);

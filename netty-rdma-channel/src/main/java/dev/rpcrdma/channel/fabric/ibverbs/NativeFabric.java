@@ -74,7 +74,7 @@ public final class NativeFabric implements Fabric {
                 d = devices.get(context);
                 if (d == null) {
                     DeviceAttributes attributes = Verbs.queryDevice(context);
-                    if (attributes.isSoftIwarp()) {
+                    if (attributes.isSoftIwarp() && PLUGGED_CONTEXTS.add(context)) {
                         plugSiwInvalidKey(context);
                     }
                     d = new NativeDevice(context, attributes);
@@ -84,6 +84,12 @@ public final class NativeFabric implements Fabric {
         }
         return d;
     }
+
+    /**
+     * The siw contexts that hold their plug (JVM-wide: every {@code NativeFabric} instance reaches the one context
+     * librdmacm opened per device, which it never closes).
+     */
+    private static final java.util.Set<Long> PLUGGED_CONTEXTS = ConcurrentHashMap.newKeySet();
 
     /** Entries of the completion queue {@link #plugSiwInvalidKey} creates: 32 B each, 2^15 of them span 257 pages. */
     static final int SIW_KEY_PLUG_CQE = 1 << 15;
