@@ -232,6 +232,14 @@ final class CmConnection {
     }
 
     private void onEstablished(CmEvent event) {
+        if (!channel.passive && channel.failure() != null) {
+            // The queue pair went to error while connecting (RdmaChannel.completionsDone waited for this verdict).
+            ConnectException e = new ConnectException("RDMA connection to " + requestedRemote
+                    + " established with its queue pair in error");
+            e.initCause(channel.failure());
+            failConnect(e);
+            return;
+        }
         if (!channel.passive) {
             channel.peerPrivateData = event.privateData();
         }

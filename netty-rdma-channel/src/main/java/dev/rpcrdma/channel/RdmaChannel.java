@@ -438,7 +438,14 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
                 ((RdmaChannelUnsafe) unsafe()).closeNow();
             }
         } else if (failure != null) {
-            unsafe().close(unsafe().voidPromise());
+            if (awaitingConnectVerdict()) {
+                // A reject moves the connecting queue pair to error, and its flushed receives can come before the
+                // REJECTED event (siw: always in one wake-up, completions being polled first): the CM's verdict
+                // says why the connect failed; ESTABLISHED with the failure recorded fails it, as does the timeout.
+                logger.debug("{} queue pair in error while connecting; waiting for the CM's verdict", this);
+            } else {
+                unsafe().close(unsafe().voidPromise());
+            }
         } else if (batchCompletions > 0 && isActive()) {
             sends.writeMore();
         }
@@ -459,6 +466,16 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     }
 
     // ------------------------------------------------------------------ failures
+
+    /** The active side's connect is in flight: its outcome comes as a CM event (or the connect timeout). */
+    boolean awaitingConnectVerdict() {
+        return !passive && state == ConnectionState.CONNECTING && cm.connectPending();
+    }
+
+    /** The first failure recorded (closing follows), or null. */
+    Throwable failure() {
+        return failure;
+    }
 
     /** Posting is allowed: not closing, not failed. */
     boolean canPost() {

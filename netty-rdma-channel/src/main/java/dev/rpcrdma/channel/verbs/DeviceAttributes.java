@@ -29,6 +29,14 @@ public record DeviceAttributes(
     /** rxe reports this vendor id ({@code RXE_VENDOR_ID}). */
     static final int SOFT_ROCE_VENDOR_ID = 0xFFFFFF;
 
+    /** siw reports this vendor id ({@code SIW_VENDOR_ID}, "bmt" in ASCII: siw.h). */
+    static final int SOFT_IWARP_VENDOR_ID = 0x626d74;
+
+    /** Whether this is Soft-iWARP (siw), whose quirks the bindings must work around. */
+    public boolean isSoftIwarp() {
+        return vendorId == SOFT_IWARP_VENDOR_ID && isIwarp();
+    }
+
     /** Whether this is Soft-RoCE (rxe), whose quirks the bindings must work around. */
     public boolean isSoftRoce() {
         return vendorId == SOFT_ROCE_VENDOR_ID && vendorPartId == 0;

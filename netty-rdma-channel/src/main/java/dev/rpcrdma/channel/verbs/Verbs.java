@@ -397,6 +397,9 @@ public final class Verbs {
         post("ibv_post_recv", qp, IbvContext.OPS_POST_RECV, wrs);
     }
 
+    /** errno EINVAL (Linux). */
+    private static final int EINVAL = 22;
+
     /** Calls the provider's post function at {@code opsOffset} of {@code ibv_context->ops} on all of {@code wrs}. */
     private static void post(String call, long qp, int opsOffset, WorkRequestBlock wrs)
             throws NativeCallException {
@@ -407,10 +410,16 @@ public final class Verbs {
         long fn = IO.getAddress(IO.getAddress(handle("qp", qp) + IbvQp.CONTEXT) + opsOffset);
         IO.putAddress(wrs.badWrSlot(), 0);
         int rc = NativeCalls.invokeInt3(NativeCalls.INT_PTR_PTR_PTR, fn, qp, wrs.address(), wrs.badWrSlot());
-        if (rc != 0) {
-            int bad = wrs.indexOf(IO.getAddress(wrs.badWrSlot()));
-            throw new NativeCallException(call, Math.abs(rc),
-                    "work request " + bad + " of " + wrs.count() + " rejected");
+        long badWr = IO.getAddress(wrs.badWrSlot());
+        if (rc != 0 || badWr != 0) {
+            int bad = wrs.indexOf(badWr);
+            // A set bad_wr with rc 0 is a refusal too: rdma-core's libsiw (44 to at least 56, siw_post_send) rejects
+            // a work request after earlier ones of the chain were pushed (e.g. inline data beyond SIW_MAX_INLINE),
+            // then overwrites its -EINVAL with the doorbell's result, 0, and returns success with bad_wr set. Taken
+            // at its word, the rest of the chain would silently never run (and never complete).
+            throw new NativeCallException(call, rc != 0 ? Math.abs(rc) : EINVAL,
+                    "work request " + bad + " of " + wrs.count() + " rejected"
+                    + (rc != 0 ? "" : " (the provider returned 0 but set bad_wr)"));
         }
     }
 

@@ -14,6 +14,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -96,6 +97,45 @@ abstract class FabricContractSuite {
         return fail("a queue of granted depth " + grantedDepth + " took " + (4 * grantedDepth + 1) + " requests");
     }
 
+    /** Whether the pair's device speaks iWARP ({@link VerbsDevice#iwarp()}: siw, the software fabric like siw). */
+    static boolean iwarp(FabricHarness.Pair p) {
+        return p.client.id.device().iwarp();
+    }
+
+    /**
+     * iWARP's answer to a responder-side error (a Send without a posted receive, a receive too short, a bad STag):
+     * RDMAP has no delivery acknowledgement (RFC 5040 §5), so the requester's Send or Write already completed; the
+     * responder sends a TERMINATE (RFC 5040 §7.4, DDP errors RFC 5041 §7.2) and closes the stream: both sides get
+     * DISCONNECTED and both queue pairs are in error.
+     */
+    static void assertTerminated(FabricHarness.Pair p) throws Exception {
+        p.client.awaitEvent(CmEventType.DISCONNECTED);
+        p.server.awaitEvent(CmEventType.DISCONNECTED);
+        assertNotInRts(p.client.qp);
+        assertNotInRts(p.server.qp);
+    }
+
+    /**
+     * The queue pair is no longer usable: in error (IB, the software fabric), or, on siw, whatever its query says:
+     * Linux 6.1's {@code siw_query_qp} never fills in {@code qp_state} (reports 0, RESET, in every state; later
+     * kernels map it), so the DISCONNECTED events and the completions are what shows the state there.
+     */
+    static void assertNotInRts(QueuePair qp) throws IOException {
+        int state = qp.state();
+        assertTrue(state == QpState.ERR || state == QpState.RESET, "QP state " + state);
+    }
+
+    /**
+     * A device without memory windows ({@link VerbsDevice#memoryWindows()} false: siw, {@code max_mw} 0) refuses
+     * {@code ibv_alloc_mw} cleanly, naming it, with {@code EOPNOTSUPP} (rdma-core's ibv_alloc_mw where the provider
+     * has none), and leaves nothing behind.
+     */
+    static void assertNoWindows(ProtectionDomain pd) {
+        FabricException e = assertThrows(FabricException.class, pd::allocMemoryWindow);
+        assertEquals(FabricException.EOPNOTSUPP, e.errno(), e.toString());
+        assertTrue(e.getMessage().contains("ibv_alloc_mw"), e.getMessage());
+    }
+
     /** Posts request number {@code i}. */
     interface PostOne {
         void post(int i) throws Exception;
@@ -104,11 +144,19 @@ abstract class FabricContractSuite {
     @Test
     void sendLandsInPostedReceiveWithLengthAndPrivateDataIsPadded() throws Exception {
         try (FabricHarness.Pair p = pair(ALL, ALL, INFINITE_RNR)) {
-            assertEquals(ConnectionParameters.MAX_CONNECT_PRIVATE_DATA, p.requestPrivateData.length);
-            assertEquals(ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA, p.acceptPrivateData.length);
-            assertEquals(3, p.requestPrivateData[2]);
-            assertEquals(0, p.requestPrivateData[3]);
-            assertEquals(8, p.acceptPrivateData[1]);
+            if (iwarp(p)) {
+                // MPA carries the private data with its length (RFC 5044 §7.1; RFC 6581 §5 puts its own IRD/ORD
+                // in front, which siw strips): the peer sees exactly what was sent.
+                assertArrayEquals(new byte[] {1, 2, 3}, p.requestPrivateData);
+                assertArrayEquals(new byte[] {9, 8}, p.acceptPrivateData);
+            } else {
+                // The IB CM's REQ and REP have fixed private data fields (IBA 12.6.5, 12.6.8): zero padded.
+                assertEquals(ConnectionParameters.MAX_CONNECT_PRIVATE_DATA, p.requestPrivateData.length);
+                assertEquals(ConnectionParameters.MAX_ACCEPT_PRIVATE_DATA, p.acceptPrivateData.length);
+                assertEquals(3, p.requestPrivateData[2]);
+                assertEquals(0, p.requestPrivateData[3]);
+                assertEquals(8, p.acceptPrivateData[1]);
+            }
 
             p.server.qp.postReceive(77, p.server.address() + 1000, 4096, p.server.mr.lkey());
             fill(p.client, 0, 300, 5);
@@ -136,8 +184,11 @@ abstract class FabricContractSuite {
             assertFilled(p.server, 0, 64, 40);
             int maxInline = p.client.qp.capabilities().maxInlineData;
             assertTrue(maxInline >= 64, "granted at least the requested inline size: " + maxInline);
+            // Beyond the granted size a post may be refused; IB devices and the software fabric refuse it. siw checks
+            // its own limit (SIW_MAX_INLINE, 80 B), not the size granted, so beyond that.
+            int beyond = iwarp(p) ? 4096 : maxInline + 1;
             assertThrows(FabricException.class, () -> p.client.qp.postSend(wr.clear().opcode(WrOpcode.SEND)
-                    .sendFlags(SendFlags.INLINE).addSge(p.client.address(), maxInline + 1, 0)), "inline beyond max");
+                    .sendFlags(SendFlags.INLINE).addSge(p.client.address(), beyond, 0)), "inline beyond max");
         }
     }
 
@@ -175,16 +226,31 @@ abstract class FabricContractSuite {
                     .remote(p.server.address(), p.server.mr.rkey()));
             p.client.qp.postSend(wr.clear().wrId(2).opcode(WrOpcode.SEND)
                     .addSge(p.client.address(), 8, p.client.mr.lkey()));
-            List<long[]> c = p.client.awaitCompletions(2);
-            assertEquals(1, c.get(0)[0]);
-            assertStatus(WcStatus.REM_ACCESS_ERR, c.get(0));
-            assertEquals(2, c.get(1)[0]);
-            assertStatus(WcStatus.WR_FLUSH_ERR, c.get(1)); // flushed although unsignaled
-            long[] r = p.server.awaitCompletions(1).get(0);
-            assertEquals(5, r[0]);
-            assertStatus(WcStatus.WR_FLUSH_ERR, r);
-            assertEquals(QpState.ERR, p.client.qp.state());
-            assertEquals(QpState.ERR, p.server.qp.state());
+            if (iwarp(p)) {
+                // iWARP: the unsignalled Write completed once sent (no completion); the responder's TERMINATE (bad
+                // STag access rights, RFC 5040 §7.4) ends the connection; the Send behind it was either sent (no
+                // completion, unsignalled) or flushed, but never delivered.
+                long[] r = p.server.awaitCompletions(1).get(0);
+                assertEquals(5, r[0]);
+                assertStatus(WcStatus.WR_FLUSH_ERR, r);
+                assertTerminated(p);
+                int n = p.client.cq.poll(p.client.wc);
+                for (int i = 0; i < n; i++) {
+                    assertEquals(2, p.client.wc.wrId(i), "only the Send can complete, flushed");
+                    assertEquals(WcStatus.name(WcStatus.WR_FLUSH_ERR), WcStatus.name(p.client.wc.status(i)));
+                }
+            } else {
+                List<long[]> c = p.client.awaitCompletions(2);
+                assertEquals(1, c.get(0)[0]);
+                assertStatus(WcStatus.REM_ACCESS_ERR, c.get(0));
+                assertEquals(2, c.get(1)[0]);
+                assertStatus(WcStatus.WR_FLUSH_ERR, c.get(1)); // flushed although unsignaled
+                long[] r = p.server.awaitCompletions(1).get(0);
+                assertEquals(5, r[0]);
+                assertStatus(WcStatus.WR_FLUSH_ERR, r);
+                assertEquals(QpState.ERR, p.client.qp.state());
+                assertEquals(QpState.ERR, p.server.qp.state());
+            }
         }
         // Out of bounds read, and a wrong key.
         for (int variant = 0; variant < 2; variant++) {
@@ -193,8 +259,23 @@ abstract class FabricContractSuite {
                 int rkey = variant == 0 ? p.server.mr.rkey() : p.server.mr.rkey() + 1;
                 p.client.qp.postSend(wr.clear().wrId(9).opcode(WrOpcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
                         .addSge(p.client.address(), 11, p.client.mr.lkey()).remote(remote, rkey));
-                assertStatus(WcStatus.REM_ACCESS_ERR, p.client.awaitCompletions(1).get(0));
+                assertRemoteAccessError(p, p.client.awaitCompletions(1).get(0));
             }
+        }
+    }
+
+    /**
+     * An RDMA Read the responder refuses (bad STag, out of bounds): IB NAKs it, Remote Access Error (IBA 9.7.5.2.4).
+     * iWARP answers the Read Request with a TERMINATE (RFC 5040 §7.4) and ends the connection: the software fabric
+     * like siw reports the Read as REM_ACCESS_ERR, siw itself flushes it (its TERMINATE handling only logs, and
+     * the stream's close flushes the outstanding Read, siw_sq_flush), and both sides get DISCONNECTED.
+     */
+    static void assertRemoteAccessError(FabricHarness.Pair p, long[] wc) throws Exception {
+        if (iwarp(p)) {
+            assertStatusIn(wc, WcStatus.REM_ACCESS_ERR, WcStatus.WR_FLUSH_ERR);
+            assertTerminated(p);
+        } else {
+            assertStatus(WcStatus.REM_ACCESS_ERR, wc);
         }
     }
 
@@ -299,10 +380,19 @@ abstract class FabricContractSuite {
             assertStatus(WcStatus.SUCCESS, r);
             assertEquals(qps[0].qpNum(), (int) r[6]);
 
-            // Empty: the next Send meets RNR (no retry asked).
+            // Empty: the next Send meets RNR (no retry asked); iWARP has no RNR (a Send without a receive is a fatal
+            // DDP error, RFC 5041 §7.2): the Send completes once sent and the responder's TERMINATE ends the
+            // connection (RFC 5040 §7.4), the client's queue pair in error.
             c1.qp.postSend(wr.clear().wrId(3).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                     .addSge(c1.address(), 7, c1.mr.lkey()));
-            assertStatus(WcStatus.RNR_RETRY_EXC_ERR, c1.awaitCompletions(1).get(0));
+            if (c1.id.device().iwarp()) {
+                assertStatus(WcStatus.SUCCESS, c1.awaitCompletions(1).get(0));
+                c1.awaitEvent(CmEventType.DISCONNECTED);
+                assertNotInRts(c1.qp);
+                assertNotInRts(qps[0]);
+            } else {
+                assertStatus(WcStatus.RNR_RETRY_EXC_ERR, c1.awaitCompletions(1).get(0));
+            }
 
             assertThrows(IOException.class, shared::close, "destroying an SRQ that queue pairs use");
         } finally {
@@ -349,6 +439,14 @@ abstract class FabricContractSuite {
         try (FabricHarness.Pair p = pair(ALL, ALL, 2)) {
             p.client.qp.postSend(wr.clear().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                     .addSge(p.client.address(), 8, p.client.mr.lkey()));
+            if (iwarp(p)) {
+                // No RNR on iWARP: a Send without a posted receive is a fatal DDP error ("no buffer available",
+                // RFC 5041 §7.2); the Send completed once sent (RFC 5040 §5), the TERMINATE ends the connection.
+                assertStatus(WcStatus.SUCCESS, p.client.awaitCompletions(1).get(0));
+                assertTerminated(p);
+                assertEquals(List.of(), p.server.awaitCompletionsWithin(20), "nothing was delivered");
+                return;
+            }
             assertStatus(WcStatus.RNR_RETRY_EXC_ERR, p.client.awaitCompletions(1).get(0));
             assertEquals(QpState.ERR, p.client.qp.state());
         }
@@ -371,6 +469,18 @@ abstract class FabricContractSuite {
             p.server.qp.postReceive(2, p.server.address() + 100, 100, p.server.mr.lkey());
             p.client.qp.postSend(wr.clear().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
                     .addSge(p.client.address(), 101, p.client.mr.lkey()));
+            if (iwarp(p)) {
+                // iWARP: the Send completed once sent (RFC 5040 §5); the responder's receive fails (a DDP message
+                // longer than the buffer, RFC 5041 §7.2: the software fabric says LOC_LEN_ERR, siw its generic error)
+                // and its TERMINATE ends the connection; the second receive is flushed.
+                assertStatus(WcStatus.SUCCESS, p.client.awaitCompletions(1).get(0));
+                List<long[]> r = p.server.awaitCompletions(2);
+                assertEquals(1, r.get(0)[0]);
+                assertStatusIn(r.get(0), WcStatus.LOC_LEN_ERR, WcStatus.GENERAL_ERR);
+                assertStatus(WcStatus.WR_FLUSH_ERR, r.get(1));
+                assertTerminated(p);
+                return;
+            }
             // The IB spec's NAK is Invalid Request (REM_INV_REQ_ERR, the software fabric); rxe NAKs with Remote
             // Operational Error (REM_OP_ERR).
             assertStatusIn(p.client.awaitCompletions(1).get(0), WcStatus.REM_INV_REQ_ERR, WcStatus.REM_OP_ERR);
@@ -396,6 +506,20 @@ abstract class FabricContractSuite {
                 assertEquals(100 + i, r.get(i)[0]);
                 assertStatus(WcStatus.WR_FLUSH_ERR, r.get(i));
             }
+            if (iwarp(p)) {
+                // iWARP: moving a connected QP to error aborts its stream (siw_qp_nextstate_from_rts, drop_conn):
+                // both sides get DISCONNECTED and the peer's QP is in error too. Work posted to a QP in error is never
+                // completed there (VerbsDevice.flushesWorkPostedInError: siw flushes at the state change only).
+                assertFalse(p.server.id.device().flushesWorkPostedInError());
+                assertTerminated(p);
+                p.server.qp.postReceive(200, p.server.address(), 64, p.server.mr.lkey());
+                p.client.qp.postSend(wr.clear().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                        .addSge(p.client.address(), 8, p.client.mr.lkey()));
+                assertEquals(List.of(), p.server.awaitCompletionsWithin(100), "a receive posted in error");
+                assertEquals(List.of(), p.client.awaitCompletionsWithin(100), "a Send posted in error");
+                return;
+            }
+            assertTrue(p.server.id.device().flushesWorkPostedInError());
             // A receive posted to a queue pair in error never completes successfully. The IB spec flushes it, and so
             // does the software fabric, at once; rxe (6.1) leaves it in the queue: its provider posts receives in
             // user space and the kernel only flushes when its responder runs, which nothing triggers any more.
@@ -524,6 +648,38 @@ abstract class FabricContractSuite {
     @Test
     void sendQueueDepthCountsUnsignaledRequestsUntilASignaledOneCompletes() throws Exception {
         try (FabricHarness.Pair p = pair(ALL, ALL, INFINITE_RNR)) {
+            if (iwarp(p)) {
+                // iWARP has no RNR wait to hold Sends in the queue: the first Send without a receive would end the
+                // connection (RFC 5041 §7.2), after which siw's flush freed the whole queue and more Sends fitted than
+                // the receive queue could take (the ENOMEM of ibv_post_recv seen on siw0). So the receives come first
+                // and the Sends complete as they go: the depth holds every request posted at once, and of a run of
+                // unsignalled requests only the signalled one completes visibly.
+                int depth = Math.min(p.client.qp.capabilities().maxSendWr, p.server.qp.capabilities().maxRecvWr);
+                assertTrue(depth >= 16, "granted at least the requested depth: " + p.client.qp.capabilities());
+                for (int i = 0; i < depth; i++) {
+                    p.server.qp.postReceive(i, p.server.address() + i * 64, 64, p.server.mr.lkey());
+                }
+                SendWorkRequest[] run = new SendWorkRequest[depth];
+                for (int i = 0; i < depth; i++) {
+                    run[i] = new SendWorkRequest().wrId(i).opcode(WrOpcode.SEND)
+                            .sendFlags(i == depth - 1 ? SendFlags.SIGNALED : 0)
+                            .addSge(p.client.address(), 8, p.client.mr.lkey());
+                }
+                for (int i = 0; i < depth; i += 8) {
+                    SendWorkRequest[] chain = java.util.Arrays.copyOfRange(run, i, Math.min(depth, i + 8));
+                    p.client.qp.postSend(chain, chain.length);
+                }
+                List<long[]> c = p.client.awaitCompletions(1);
+                assertEquals(depth - 1, c.get(0)[0], "only the signalled request completes visibly");
+                assertStatus(WcStatus.SUCCESS, c.get(0));
+                assertEquals(depth, p.server.awaitCompletions(depth).size());
+                assertEquals(List.of(), p.client.awaitCompletionsWithin(10));
+                p.client.qp.postSend(wr.clear().wrId(depth).opcode(WrOpcode.RDMA_WRITE)
+                        .sendFlags(SendFlags.SIGNALED).addSge(p.client.address(), 8, p.client.mr.lkey())
+                        .remote(p.server.address(), p.server.mr.rkey()));
+                assertStatus(WcStatus.SUCCESS, p.client.awaitCompletions(1).get(0));
+                return;
+            }
             // No receive is posted yet: the Sends wait on RNR NAKs, so none can complete while the queue fills
             // (request depth-1 is signalled: the last one on the software fabric, whose queue holds exactly the depth;
             // rxe's holds 31 of 16 granted).
@@ -549,6 +705,10 @@ abstract class FabricContractSuite {
     @Test
     void memoryWindowIsUsableUntilSendWithInvalidateInvalidatesIt() throws Exception {
         try (FabricHarness.Pair p = pair(ALL, ALL, INFINITE_RNR)) {
+            if (!p.server.id.device().memoryWindows()) {
+                assertNoWindows(p.server.pd);
+                return;
+            }
             MemoryWindow mw = p.server.pd.allocMemoryWindow();
             p.server.autoClose(mw);
             int rkey = mw.nextRkey();
@@ -587,6 +747,10 @@ abstract class FabricContractSuite {
     void windowRequiresBindAccessAndIsReachableOnlyThroughItsQueuePair() throws Exception {
         try (FabricHarness.Pair p = pair(AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ, ALL,
                 INFINITE_RNR)) {
+            if (!p.server.id.device().memoryWindows()) {
+                assertNoWindows(p.server.pd);
+                return;
+            }
             MemoryWindow mw = p.server.pd.allocMemoryWindow();
             p.server.autoClose(mw);
             p.server.qp.postSend(wr.clear().wrId(1).opcode(WrOpcode.BIND_MW).sendFlags(SendFlags.SIGNALED)
@@ -601,6 +765,23 @@ abstract class FabricContractSuite {
             p.server.qp.postReceive(1, p.server.address(), 64, p.server.mr.lkey());
             p.client.qp.postSend(wr.clear().wrId(1).opcode(WrOpcode.SEND_WITH_INV).sendFlags(SendFlags.SIGNALED)
                     .addSge(p.client.address(), 4, p.client.mr.lkey()).invalidateRkey(p.server.mr.rkey()));
+            if (iwarp(p)) {
+                // iWARP: a Send with Invalidate may name any STag of the receiver's protection domain, a region's
+                // included (RFC 5040 §6.3, §7.2: only a foreign PD or a window bound to another QP is an error), and
+                // siw's user completions do not report it (VerbsDevice.remoteInvalidationReported). The Send is
+                // delivered; the region's key is dead afterwards.
+                assertFalse(p.server.id.device().remoteInvalidationReported());
+                assertStatus(WcStatus.SUCCESS, p.client.awaitCompletions(1).get(0));
+                long[] r = p.server.awaitCompletions(1).get(0);
+                assertStatus(WcStatus.SUCCESS, r);
+                assertEquals(4, r[3]);
+                assertEquals(0, r[4] & WcFlags.WITH_INV, "not reported");
+                p.client.qp.postSend(wr.clear().wrId(2).opcode(WrOpcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
+                        .addSge(p.client.address(), 8, p.client.mr.lkey())
+                        .remote(p.server.address(), p.server.mr.rkey()));
+                assertRemoteAccessError(p, p.client.awaitCompletions(1).get(0));
+                return;
+            }
             // The responder fails the receive and goes to error on both fabrics. The requester: the IB spec NAKs
             // (Invalid Request), as the software fabric does; rxe acknowledges the Send before it tries the
             // invalidation, so the requester's Send succeeds there and its queue pair stays in RTS.
@@ -614,6 +795,17 @@ abstract class FabricContractSuite {
     void deregisteredRegionKeysStopWorkingAndBoundRegionsCannotBeDeregistered() throws Exception {
         try (FabricHarness.Pair p = pair(ALL, ALL, INFINITE_RNR)) {
             MemoryRegion second = p.server.pd.registerMemory(p.server.address(), 1024, ALL);
+            if (!p.server.id.device().memoryWindows()) {
+                // No windows to bind: a region's key still dies with its deregistration.
+                p.server.autoClose(second);
+                assertNoWindows(p.server.pd);
+                int rkey = second.rkey();
+                second.close();
+                p.client.qp.postSend(wr.clear().wrId(2).opcode(WrOpcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
+                        .addSge(p.client.address(), 8, p.client.mr.lkey()).remote(p.server.address(), rkey));
+                assertRemoteAccessError(p, p.client.awaitCompletions(1).get(0));
+                return;
+            }
             MemoryWindow mw = p.server.pd.allocMemoryWindow();
             p.server.autoClose(mw);
             p.server.autoClose(second);
@@ -678,9 +870,17 @@ abstract class FabricContractSuite {
             assertThrows(FabricException.class, () -> req.id().reject(new byte[149]));
             req.id().reject(new byte[] {42});
             CmEvent rej = client.awaitEvent(CmEventType.REJECTED);
-            assertEquals(CmEventType.REJECT_CONSUMER_DEFINED, rej.status());
-            assertEquals(ConnectionParameters.MAX_REJECT_PRIVATE_DATA, rej.privateData().length);
-            assertEquals(42, rej.privateData()[0]);
+            if (cid.device().iwarp()) {
+                // An MPA reply with the Reject bit (RFC 5044 §7.1.1) and the private data as sent; siw reports it as a
+                // connect reply with -ECONNRESET (siw_proc_mpareply), RDMA-CM as REJECTED with that status.
+                assertEquals(-FabricException.ECONNRESET, rej.status());
+                assertArrayEquals(new byte[] {42}, rej.privateData());
+            } else {
+                // IB CM REJ, reason 28 "consumer defined" (IBA 12.6.7), its private data field zero padded.
+                assertEquals(CmEventType.REJECT_CONSUMER_DEFINED, rej.status());
+                assertEquals(ConnectionParameters.MAX_REJECT_PRIVATE_DATA, rej.privateData().length);
+                assertEquals(42, rej.privateData()[0]);
+            }
             req.id().close();
         }
     }
@@ -689,8 +889,21 @@ abstract class FabricContractSuite {
     void connectingWhereNobodyListensIsRejectedAndListenPortsAreExclusive() throws Exception {
         try (FabricHarness a = new FabricHarness(fabric()); FabricHarness b = new FabricHarness(fabric())) {
             CmId cid = a.resolve(new InetSocketAddress(address(), 1), ALL);
-            cid.connect(new ConnectionParameters(null, 1, 1, 7, 7));
-            assertEquals(CmEventType.REJECT_INVALID_SERVICE_ID, a.awaitEvent(CmEventType.REJECTED).status());
+            if (cid.device().iwarp()) {
+                // iWARP runs over TCP (RFC 5044 §7): the port answers with a RST. siw of Linux 6.1 connects TCP inside
+                // rdma_connect (siw_connect), which fails with ECONNREFUSED; later kernels connect asynchronously and
+                // report REJECTED with -ECONNREFUSED (cma_iw_handler).
+                try {
+                    cid.connect(new ConnectionParameters(null, 1, 1, 7, 7));
+                    assertEquals(-FabricException.ECONNREFUSED, a.awaitEvent(CmEventType.REJECTED).status());
+                } catch (FabricException e) {
+                    assertEquals(FabricException.ECONNREFUSED, e.errno(), e.toString());
+                }
+            } else {
+                // IB CM REJ reason 8, invalid service ID (IBA 12.6.7.2).
+                cid.connect(new ConnectionParameters(null, 1, 1, 7, 7));
+                assertEquals(CmEventType.REJECT_INVALID_SERVICE_ID, a.awaitEvent(CmEventType.REJECTED).status());
+            }
 
             CmId l1 = b.events.createId(null);
             CmId l2 = b.events.createId(null);

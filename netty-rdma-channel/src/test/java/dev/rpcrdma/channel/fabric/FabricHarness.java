@@ -116,6 +116,23 @@ public final class FabricHarness implements AutoCloseable {
         return out;
     }
 
+    /** The completions ({wrId, status, ...} as {@link #awaitCompletions}) that arrive within {@code millis}. */
+    public List<long[]> awaitCompletionsWithin(long millis) throws Exception {
+        List<long[]> out = new ArrayList<>();
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        do {
+            int k = cq.poll(wc);
+            for (int i = 0; i < k; i++) {
+                out.add(new long[] {wc.wrId(i), wc.status(i), wc.opcode(i), wc.byteLength(i), wc.flags(i),
+                    wc.invalidatedRkey(i)});
+            }
+            if (k == 0) {
+                Thread.sleep(1);
+            }
+        } while (System.nanoTime() < deadline);
+        return out;
+    }
+
     /** Asserts no completion arrives within {@code millis}. */
     public void assertNoCompletion(long millis) throws Exception {
         Thread.sleep(millis);

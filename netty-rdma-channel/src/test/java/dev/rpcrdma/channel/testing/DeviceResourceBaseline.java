@@ -6,6 +6,7 @@ import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
+import java.io.IOException;
 import java.util.Map;
 
 /**
@@ -19,8 +20,9 @@ public final class DeviceResourceBaseline implements BeforeAllCallback, AfterAll
     private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(DeviceResourceBaseline.class);
 
     @Override
-    public void beforeAll(ExtensionContext context) {
+    public void beforeAll(ExtensionContext context) throws IOException {
         if (Fabrics.findNative() != null) {
+            NativeTestDevice.openDevice();
             context.getStore(NS).put("baseline", RdmaResources.show());
         }
     }

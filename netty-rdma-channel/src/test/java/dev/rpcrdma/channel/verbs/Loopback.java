@@ -159,6 +159,12 @@ final class Loopback implements AutoCloseable {
         expect(clientChannel, RDMA_CM_EVENT_DISCONNECTED, client.id);
     }
 
+    /** Both sides' DISCONNECTED of a connection the device ended itself (iWARP: a TERMINATE closed the stream). */
+    void awaitDroppedConnection() throws NativeCallException {
+        expect(serverChannel, RDMA_CM_EVENT_DISCONNECTED, server.id);
+        expect(clientChannel, RDMA_CM_EVENT_DISCONNECTED, client.id);
+    }
+
     /** Endpoints (QP, CQ, channel, MWs, MR, PD, id), the listening id, then both event channels. */
     @Override
     public void close() throws NativeCallException {

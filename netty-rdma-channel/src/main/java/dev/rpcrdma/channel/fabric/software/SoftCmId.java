@@ -280,9 +280,17 @@ final class SoftCmId implements CmId {
             }
             SoftCmId c = pendingConnector;
             pendingConnector = null;
-            // iWARP: an MPA reply with the Reject bit (RFC 5044 §7.1.1) is a connect reply with -ECONNREFUSED, which
-            // RDMA-CM reports as REJECTED with that status (cma_iw_handler), not an IB CM reject reason.
-            post(c, new CmEvent(CmEventType.REJECTED, fabric.likeSiw ? -FabricException.ECONNREFUSED
+            // RDMA-CM moves the connector's queue pair to error when a reject arrives (cma_modify_qp_err on
+            // IB_CM_REJ_RECEIVED; siw closes its stream, siw_qp_llp_close): its posted receives flush, and their
+            // completions may be seen before the REJECTED event.
+            if (c.qp != null && !c.qp.destroyed) {
+                c.qp.toError();
+            }
+            // iWARP: an MPA reply with the Reject bit (RFC 5044 §7.1.1) is a connect reply with -ECONNRESET (Linux
+            // siw_proc_mpareply), which RDMA-CM reports as REJECTED with that status (cma_iw_handler), not an IB CM
+            // reject reason; the private data comes with it. (The model said -ECONNREFUSED until it was held against
+            // siw.)
+            post(c, new CmEvent(CmEventType.REJECTED, fabric.likeSiw ? -FabricException.ECONNRESET
                     : CmEventType.REJECT_CONSUMER_DEFINED, c, null,
                     pad(privateData, ConnectionParameters.MAX_REJECT_PRIVATE_DATA)));
         }
@@ -305,7 +313,7 @@ final class SoftCmId implements CmId {
      * {@code IW_CM_EVENT_CLOSE}). Caller holds the fabric lock.
      */
     void connectionTerminated() {
-        if (!disconnected && !destroyed) {
+        if (connected && !disconnected && !destroyed) {
             disconnect0(true);
         }
     }

@@ -198,6 +198,15 @@ final class SoftQueuePair implements QueuePair {
     public void modifyToError() {
         synchronized (fabric.lock) {
             toError();
+            SoftCmId id = cmId;
+            if (fabric.likeSiw && id != null) {
+                if (peer != null) {
+                    peer.toError(); // the peer's stream closed under it (siw_qp_llp_close)
+                }
+                // iWARP: moving a connected QP to error aborts its stream (siw_qp_nextstate_from_rts: drop_conn,
+                // siw_qp_cm_drop): both sides get DISCONNECTED and the peer's QP goes to error as well.
+                id.connectionTerminated();
+            }
         }
     }
 
@@ -488,6 +497,12 @@ final class SoftQueuePair implements QueuePair {
                 terminatedByPeer(wr);
             } else {
                 fail(wr, WcStatus.REM_ACCESS_ERR);
+                SoftCmId id = cmId;
+                if (fabric.likeSiw && id != null) {
+                    // iWARP: the responder answers the Read Request's bad STag with a TERMINATE too, which ends the
+                    // connection (RFC 5040 §7.4): both sides get DISCONNECTED.
+                    id.connectionTerminated();
+                }
             }
             return;
         }
