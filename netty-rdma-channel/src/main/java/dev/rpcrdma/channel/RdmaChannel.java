@@ -514,7 +514,10 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
      * A send-queue work request ({@code what}) completed with {@code status}: returns the cause its promise fails
      * with. The first failure of an open channel breaks the connection; a Send whose promise completed when it was
      * posted ({@code held} false) has no promise to fail, so the pipeline hears of it, unless the peer merely stopped
-     * answering (the connection is lost, which the close reports, as a TCP peer going away is not an exception).
+     * answering or the connection ended under it (the connection is lost, which the close reports, as a TCP peer going
+     * away is not an exception): a flush on an open channel whose own requests had not failed means the queue pair went
+     * to error from outside, the peer's disconnect or (iWARP) its TERMINATE or abort, whose CM event may come after the
+     * flushes.
      */
     RdmaWorkRequestException workRequestFailed(String what, int status, boolean held) {
         boolean closing = state.closing();
@@ -530,7 +533,8 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             boolean peersVerdict = status == WcStatus.REM_INV_REQ_ERR || status == WcStatus.REM_ACCESS_ERR
                     || status == WcStatus.REM_OP_ERR;
             if (!held && (!closing || peersVerdict)) {
-                if (status == WcStatus.RETRY_EXC_ERR || status == WcStatus.RNR_RETRY_EXC_ERR) {
+                if (status == WcStatus.RETRY_EXC_ERR || status == WcStatus.RNR_RETRY_EXC_ERR
+                        || status == WcStatus.WR_FLUSH_ERR) {
                     logger.info("{}: connection lost: {}", this, cause.getMessage());
                 } else {
                     pipeline().fireExceptionCaught(cause);
