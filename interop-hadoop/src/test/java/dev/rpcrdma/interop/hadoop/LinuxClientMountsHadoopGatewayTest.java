@@ -172,5 +172,11 @@ class LinuxClientMountsHadoopGatewayTest {
                 + " && dd if=" + file + " of=/dev/null bs=1M 2>&1 | tail -1 | sed 's/^/" + tag
                 + " read: /' && stat -c '" + tag + " size: %s' " + file + " && cmp -n "
                 + ((long) mib << 20) + " /dev/zero " + file + " && rm " + file + " && umount " + MNT, 3600);
+        // Hadoop's gateway keeps WRITEs that arrive ahead of the file's next offset in memory and, past its watermark,
+        // starts a dumper thread for the file that spills them to local disk (OpenFileCtx.waitForDump): a dumper
+        // born in a phase says that phase's WRITEs came out of order.
+        long dumpers = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().contains("OpenFileCtx$Dumper")).count();
+        System.out.println(tag + ": gateway dumper threads alive after the phase: " + dumpers);
     }
 }
