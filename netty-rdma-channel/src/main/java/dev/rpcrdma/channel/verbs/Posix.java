@@ -14,6 +14,8 @@ public final class Posix {
     public static final int EAGAIN = 11;
     /** errno: interrupted system call. */
     public static final int EINTR = 4;
+    /** errno: invalid argument. */
+    public static final int EINVAL = 22;
 
     private Posix() {
     }

@@ -397,9 +397,6 @@ public final class Verbs {
         post("ibv_post_recv", qp, IbvContext.OPS_POST_RECV, wrs);
     }
 
-    /** errno EINVAL (Linux). */
-    private static final int EINVAL = 22;
-
     /** Calls the provider's post function at {@code opsOffset} of {@code ibv_context->ops} on all of {@code wrs}. */
     private static void post(String call, long qp, int opsOffset, WorkRequestBlock wrs)
             throws NativeCallException {
@@ -417,7 +414,7 @@ public final class Verbs {
             // a work request after earlier ones of the chain were pushed (e.g. inline data beyond SIW_MAX_INLINE),
             // then overwrites its -EINVAL with the doorbell's result, 0, and returns success with bad_wr set. Taken
             // at its word, the rest of the chain would silently never run (and never complete).
-            throw new NativeCallException(call, rc != 0 ? Math.abs(rc) : EINVAL,
+            throw new NativeCallException(call, rc != 0 ? Math.abs(rc) : Posix.EINVAL,
                     "work request " + bad + " of " + wrs.count() + " rejected"
                     + (rc != 0 ? "" : " (the provider returned 0 but set bad_wr)"));
         }

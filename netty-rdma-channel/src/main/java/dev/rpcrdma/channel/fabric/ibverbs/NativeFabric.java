@@ -13,6 +13,7 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 
 import java.io.IOException;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -22,6 +23,15 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class NativeFabric implements Fabric {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(NativeFabric.class);
+    /**
+     * The siw contexts that hold their plug (JVM-wide: every {@code NativeFabric} instance reaches the one context
+     * librdmacm opened per device, which it never closes).
+     */
+    private static final Set<Long> PLUGGED_CONTEXTS = ConcurrentHashMap.newKeySet();
+
+    /** Entries of the completion queue {@link #plugSiwInvalidKey} creates: 32 B each, 2^15 of them span 257 pages. */
+    static final int SIW_KEY_PLUG_CQE = 1 << 15;
+
     /** rdma_cm_id address → wrapper, so that events (which carry id pointers) find their Java objects. */
     final Map<Long, NativeCmId> ids = new ConcurrentHashMap<>();
     /** ibv_context address → device. */
@@ -84,15 +94,6 @@ public final class NativeFabric implements Fabric {
         }
         return d;
     }
-
-    /**
-     * The siw contexts that hold their plug (JVM-wide: every {@code NativeFabric} instance reaches the one context
-     * librdmacm opened per device, which it never closes).
-     */
-    private static final java.util.Set<Long> PLUGGED_CONTEXTS = ConcurrentHashMap.newKeySet();
-
-    /** Entries of the completion queue {@link #plugSiwInvalidKey} creates: 32 B each, 2^15 of them span 257 pages. */
-    static final int SIW_KEY_PLUG_CQE = 1 << 15;
 
     /**
      * Works around a key collision between Linux's siw and rdma-core's libsiw (Linux 6.1 to at least 6.12, rdma-core
