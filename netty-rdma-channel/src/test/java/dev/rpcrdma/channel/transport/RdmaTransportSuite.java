@@ -1076,9 +1076,14 @@ abstract class RdmaTransportSuite {
                         writabilityChanges.add(ctx.channel().isWritable());
                     }
                 }).sync().channel();
-        for (int i = 0; i < n; i++) {
-            c.writeAndFlush(Unpooled.wrappedBuffer(pattern(100, i)));
-        }
+        // All written in one task of the channel's loop: no completion is polled between the writes, so the send
+        // queue fills whatever the device's pace (on iWARP a Send completes once transmitted, and writes handed over
+        // one by one from this thread could each find room freed by the previous one's completion).
+        c.eventLoop().submit(() -> {
+            for (int i = 0; i < n; i++) {
+                c.writeAndFlush(Unpooled.wrappedBuffer(pattern(100, i)));
+            }
+        }).sync();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT);
         // IB: until the Sends stuck on RNR fill the queue for good (the first completions free entries for a moment).
         while ((!writabilityChanges.contains(false) || !iwarp && c.isWritable()) && System.nanoTime() < deadline) {
