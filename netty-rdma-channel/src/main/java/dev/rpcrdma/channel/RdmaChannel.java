@@ -533,8 +533,10 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             boolean peersVerdict = status == WcStatus.REM_INV_REQ_ERR || status == WcStatus.REM_ACCESS_ERR
                     || status == WcStatus.REM_OP_ERR;
             if (!held && (!closing || peersVerdict)) {
+                // iWARP: siw completes the Send it was transmitting with LOC_QP_OP_ERR when the peer's abort closes
+                // the stream under it (seen in the VM's group-shutdown test), as it does when our own close does.
                 if (status == WcStatus.RETRY_EXC_ERR || status == WcStatus.RNR_RETRY_EXC_ERR
-                        || status == WcStatus.WR_FLUSH_ERR) {
+                        || status == WcStatus.WR_FLUSH_ERR || status == WcStatus.LOC_QP_OP_ERR && iwarp()) {
                     logger.info("{}: connection lost: {}", this, cause.getMessage());
                 } else {
                     pipeline().fireExceptionCaught(cause);
