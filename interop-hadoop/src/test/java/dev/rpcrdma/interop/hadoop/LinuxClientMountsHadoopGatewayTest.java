@@ -167,10 +167,29 @@ class LinuxClientMountsHadoopGatewayTest {
                 + ",mountproto=tcp,nolock,addr=" + addr + " " + addr + ":/ " + MNT;
         String file = MNT + "/dd-" + proto;
         String tag = label + proto;
-        run(m + " && dd if=/dev/zero of=" + file + " bs=1M count=" + mib + " conv=fsync 2>&1"
-                + " | tail -1 | sed 's/^/" + tag + " write: /' && umount " + MNT + " && " + m
-                + " && dd if=" + file + " of=/dev/null bs=1M 2>&1 | tail -1 | sed 's/^/" + tag
-                + " read: /' && stat -c '" + tag + " size: %s' " + file + " && cmp -n "
+        run(m, 600);
+        // -Dhadoop.gateway.dd.perf=true: the measured writes under `perf record -a` (cpu-clock, both transports
+        // alike), the hottest symbols printed: where the guest's CPU goes (the kernel's symbols; the JVM's compiled
+        // code shows as unknown).
+        Process perf = label.isEmpty() && Boolean.getBoolean("hadoop.gateway.dd.perf")
+                ? new ProcessBuilder("perf", "record", "-a", "-q", "-e", "cpu-clock", "-F", "199", "-o",
+                "/tmp/perf-" + tag + ".data").redirectErrorStream(true).redirectOutput(new File("/tmp/perf-" + tag
+                + ".log")).start() : null;
+        CpuUse write = CpuUse.now();
+        run("dd if=/dev/zero of=" + file + " bs=1M count=" + mib + " conv=fsync 2>&1"
+                + " | tail -1 | sed 's/^/" + tag + " write: /'", 3600);
+        System.out.println(tag + " write CPU: " + write.since(mib));
+        if (perf != null) {
+            perf.destroy(); // SIGTERM: perf record writes its file and exits
+            perf.waitFor(120, TimeUnit.SECONDS);
+            run("perf report -i /tmp/perf-" + tag + ".data --stdio --no-children --sort comm,dso,sym 2>/dev/null"
+                    + " | grep -v '^#' | grep -v '^$' | head -n 45 | sed 's/^/" + tag + " perf: /'", 600);
+        }
+        run("umount " + MNT + " && " + m, 600);
+        CpuUse read = CpuUse.now();
+        run("dd if=" + file + " of=/dev/null bs=1M 2>&1 | tail -1 | sed 's/^/" + tag + " read: /'", 3600);
+        System.out.println(tag + " read CPU: " + read.since(mib));
+        run("stat -c '" + tag + " size: %s' " + file + " && cmp -n "
                 + ((long) mib << 20) + " /dev/zero " + file + " && rm " + file + " && umount " + MNT, 3600);
         // Hadoop's gateway keeps WRITEs that arrive ahead of the file's next offset in memory and, past its watermark,
         // starts a dumper thread for the file that spills them to local disk (OpenFileCtx.waitForDump): a dumper
@@ -178,5 +197,86 @@ class LinuxClientMountsHadoopGatewayTest {
         long dumpers = Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().contains("OpenFileCtx$Dumper")).count();
         System.out.println(tag + ": gateway dumper threads alive after the phase: " + dumpers);
+    }
+
+    /**
+     * Where a phase's CPU went: the guest's /proc/stat (user, system, softirq: rxe's packet work runs in softirq,
+     * siw's in kernel threads) and every task's utime + stime from /proc/PID/task/TID/stat, grouped by name with
+     * digits dropped ("jvm:" for this JVM's threads, whose names the kernel keeps to 15 characters), in ms per MiB.
+     */
+    static final class CpuUse {
+        final long nanos = System.nanoTime();
+        final long[] stat;
+        final java.util.Map<String, Long> tasks = new java.util.HashMap<>();
+        final java.util.Map<String, String> names = new java.util.HashMap<>();
+
+        private CpuUse() throws IOException {
+            stat = procStat();
+            long self = ProcessHandle.current().pid();
+            File[] procs = new File("/proc").listFiles((d, n) -> n.chars().allMatch(Character::isDigit));
+            for (File proc : procs == null ? new File[0] : procs) {
+                File[] tids = new File(proc, "task").listFiles();
+                for (File tid : tids == null ? new File[0] : tids) {
+                    String line;
+                    try {
+                        line = java.nio.file.Files.readString(new File(tid, "stat").toPath());
+                    } catch (IOException gone) {
+                        continue;
+                    }
+                    int open = line.indexOf('(');
+                    int close = line.lastIndexOf(')');
+                    if (open < 0 || close < open) {
+                        continue;
+                    }
+                    String[] f = line.substring(close + 2).split(" ");
+                    // after "pid (comm) ": state(3) ... utime(14) stime(15), so f[11] and f[12]
+                    long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                    String key = proc.getName() + "/" + tid.getName();
+                    tasks.put(key, ticks);
+                    String comm = line.substring(open + 1, close).replaceAll("[0-9]+", "#");
+                    names.put(key, (proc.getName().equals(Long.toString(self)) ? "jvm:" : "") + comm);
+                }
+            }
+        }
+
+        static CpuUse now() throws IOException {
+            return new CpuUse();
+        }
+
+        /** user nice system idle iowait irq softirq steal, in USER_HZ ticks (1/100 s). */
+        static long[] procStat() throws IOException {
+            String cpu = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/stat")).get(0);
+            String[] f = cpu.trim().split("\\s+");
+            long[] v = new long[8];
+            for (int i = 0; i < v.length; i++) {
+                v[i] = Long.parseLong(f[i + 1]);
+            }
+            return v;
+        }
+
+        String since(int mib) throws IOException {
+            CpuUse end = new CpuUse();
+            double wall = (end.nanos - nanos) / 1e9;
+            long[] d = new long[8];
+            for (int i = 0; i < d.length; i++) {
+                d[i] = end.stat[i] - stat[i];
+            }
+            long busy = d[0] + d[1] + d[2] + d[5] + d[6];
+            StringBuilder b = new StringBuilder(String.format(
+                    "wall %.1f s, guest busy %.1f CPU-s (%.1f ms/MiB): user %.1f, system %.1f, softirq %.1f, irq %.1f,"
+                            + " iowait %.1f, idle %.1f; tasks (ms/MiB):", wall, busy / 100.0,
+                    busy * 10.0 / mib, (d[0] + d[1]) / 100.0, d[2] / 100.0, d[6] / 100.0, d[5] / 100.0,
+                    d[4] / 100.0, d[3] / 100.0));
+            java.util.Map<String, Long> groups = new java.util.HashMap<>();
+            end.tasks.forEach((key, ticks) -> groups.merge(end.names.get(key), ticks - tasks.getOrDefault(key, 0L),
+                    Long::sum));
+            long jvm = groups.entrySet().stream().filter(e -> e.getKey().startsWith("jvm:"))
+                    .mapToLong(java.util.Map.Entry::getValue).sum();
+            b.append(String.format(" this JVM %.1f", jvm * 10.0 / mib));
+            groups.entrySet().stream().filter(e -> e.getValue() > 0)
+                    .sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).limit(14)
+                    .forEach(e -> b.append(String.format("; %s %.1f", e.getKey(), e.getValue() * 10.0 / mib)));
+            return b.toString();
+        }
     }
 }
