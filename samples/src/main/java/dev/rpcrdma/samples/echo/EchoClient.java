@@ -115,15 +115,26 @@ public final class EchoClient {
             String what = options.procedure == EchoOptions.Procedure.NULL ? "NULL"
                     : "ECHO of " + options.size + " B";
             long total = (long) options.warmup + options.count;
-            // The warm-up takes the path the measured calls take, recording included (into a histogram thrown
-            // away): a branch the JIT never saw taken is compiled as a trap, and the first measured call would then
-            // throw away the compiled code of the whole loop (seen in the Soft-RoCE VM: the event loop's path
-            // deoptimized at the first measured call and recompiled through most of the measured calls).
-            EchoLoad.Result warm = load.run(options.warmup, new LatencyHistogram());
-            check(server, what, warm, 0, total);
+            // The warm-up runs in rounds of at most EchoLoad.WARMUP_ROUND calls, each one started, recorded, ended
+            // and checked as the measured run is (lanes handed to the event loops from this thread, a histogram
+            // reset, the lanes' end, this thread's check): what the JIT never saw happen it compiles as a trap,
+            // and the measured run's start and the warm-up's end then threw away the compiled code of the whole
+            // loop (seen with -XX:+LogCompilation: unstable_if at the end of the calls, at the event loop's first
+            // task since its compilation, at the first flush outside a read; range_check when a fresh histogram
+            // grew), so the measured calls ran interpreted, then on code compiling under them. Taken every
+            // round, those branches are compiled in, and the measured run is one more round.
+            LatencyHistogram scratch = new LatencyHistogram();
+            long warmed = 0;
+            while (warmed < options.warmup) {
+                long calls = Math.min(EchoLoad.WARMUP_ROUND, options.warmup - warmed);
+                scratch.reset();
+                EchoLoad.Result warm = load.run(calls, scratch);
+                check(server, what, warm, warmed, total);
+                warmed += calls;
+            }
             LatencyHistogram latencies = new LatencyHistogram();
             EchoLoad.Result result = load.run(options.count, latencies);
-            check(server, what, result, warm.completed, total);
+            check(server, what, result, warmed, total);
             Report report = new Report(transport.description(), negotiated, server, result, latencies);
             print(out, options, what, report);
             String counters = transport.counters();

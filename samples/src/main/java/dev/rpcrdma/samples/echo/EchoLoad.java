@@ -26,6 +26,14 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class EchoLoad {
 
+    /**
+     * Calls of one warm-up round at most: the client warms up in rounds of {@link #run}, so that what a run's start
+     * and end do (a task submitted to each event loop from another thread, the loop idle then woken, a first call
+     * flushed outside a read, the last completion starting no call) is common in the profile the JIT compiles
+     * from, not a branch it never saw taken at the measured run's start.
+     */
+    static final int WARMUP_ROUND = 1000;
+
     /** What a run did. */
     static final class Result {
         final long completed;
@@ -65,7 +73,8 @@ final class EchoLoad {
 
     /**
      * Makes {@code calls} calls; records each round trip in {@code latencies} (if not null: a warm-up should record
-     * too, into a histogram it drops, so that the measured calls run the code it compiled); blocks until done.
+     * too, into a histogram it drops, so that the measured calls run the code it compiled, and run in rounds: see
+     * {@link #WARMUP_ROUND}); blocks until done.
      */
     Result run(long calls, LatencyHistogram latencies) throws InterruptedException {
         if (calls <= 0) {

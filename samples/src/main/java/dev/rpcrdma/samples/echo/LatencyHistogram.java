@@ -7,21 +7,37 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Round-trip times in nanoseconds: an HdrHistogram {@link ConcurrentHistogram} (3 significant digits: under 0.1 %
- * error, exact below 2048 ns; it grows to any value) with the exact maximum and mean kept beside it. Thread-safe:
- * calls complete on several event loops.
+ * error, exact below 2048 ns) with the exact maximum and mean kept beside it. Thread-safe: calls complete on several
+ * event loops.
+ *
+ * <p>Its range is fixed, 1 ns to {@link #HIGHEST} (one hour; a longer value counts as one hour in the percentiles,
+ * the maximum and the mean stay exact), so that recording never resizes it: an auto-resizing histogram grows by
+ * catching the {@link ArrayIndexOutOfBoundsException} of its first values beyond its range, and a fresh one at the
+ * start of a measurement made the JIT throw away the compiled recording path and every caller it was inlined into
+ * (a {@code range_check} trap, seen in the echo client's compilation log at its measured phase's first call).
  */
 final class LatencyHistogram {
 
-    private final ConcurrentHistogram histogram = new ConcurrentHistogram(3);
+    /** The largest value the percentiles tell apart, in nanoseconds: one hour. */
+    static final long HIGHEST = 3_600_000_000_000L;
+
+    private final ConcurrentHistogram histogram = new ConcurrentHistogram(1, HIGHEST, 3);
     private final LongAdder sum = new LongAdder();
     private final AtomicLong max = new AtomicLong();
 
-    /** Records one value (negative values count as 0). */
+    /** Records one value (negative values count as 0, values over {@link #HIGHEST} as {@link #HIGHEST}). */
     void record(long nanos) {
         long v = Math.max(0, nanos);
-        histogram.recordValue(v);
+        histogram.recordValue(Math.min(v, HIGHEST));
         sum.add(v);
         max.accumulateAndGet(v, Math::max);
+    }
+
+    /** Forgets every value; not while values are being recorded. */
+    void reset() {
+        histogram.reset();
+        sum.reset();
+        max.set(0);
     }
 
     /** Number of recorded values. */

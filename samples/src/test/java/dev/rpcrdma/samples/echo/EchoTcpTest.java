@@ -109,6 +109,24 @@ class EchoTcpTest {
     }
 
     @Test
+    void aWarmUpOfSeveralRoundsMakesExactlyItsCallsBeforeTheMeasuredOnes() throws Exception {
+        TcpTransport transport = new TcpTransport("nio");
+        int warmup = 2 * EchoLoad.WARMUP_ROUND + 7;
+        try (EchoServer server = EchoServer.start(transport, List.of("127.0.0.1"), 0, 1)) {
+            EchoOptions options = EchoOptions.parse(EchoOptions.Role.CLIENT, "--transport", "tcp", "--io", "nio",
+                    "--address", "127.0.0.1", "--port", Integer.toString(server.localAddresses().get(0).getPort()),
+                    "--proc", "null", "--count", "300", "--warmup", Integer.toString(warmup), "--concurrency", "3");
+            EchoClient.Report report = EchoClient.run(options, new PrintStream(new ByteArrayOutputStream(), true,
+                    StandardCharsets.UTF_8));
+            assertTrue(report.result.ok());
+            assertEquals(300, report.result.completed);
+            assertEquals(300, report.latencies.count(), "the warm-up rounds record into a histogram of their own");
+            // The first NULL (the connection check), the warm-up rounds' calls, the measured calls.
+            assertEquals(1 + warmup + 300, server.calls());
+        }
+    }
+
+    @Test
     void ioUringEventLoopsServeAndCall() {
         assumeTrue(IoUring.isAvailable(), () -> "io_uring unavailable: " + IoUring.unavailabilityCause());
         ByteArrayOutputStream out = new ByteArrayOutputStream();

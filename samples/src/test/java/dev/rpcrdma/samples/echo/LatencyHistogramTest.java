@@ -42,4 +42,34 @@ class LatencyHistogramTest {
         assertEquals(7, h.percentile(50));
         assertEquals(100, h.percentile(100));
     }
+
+    @Test
+    void resetForgetsEveryValue() {
+        LatencyHistogram h = new LatencyHistogram();
+        h.record(1_000);
+        h.record(5_000_000);
+        h.reset();
+        assertEquals(0, h.count());
+        assertEquals(0, h.max());
+        assertEquals(0, h.mean());
+        assertEquals(0, h.percentile(50));
+        h.record(42);
+        assertEquals(1, h.count());
+        assertEquals(42, h.percentile(100));
+        assertEquals(42, h.max());
+    }
+
+    @Test
+    void aValueBeyondTheRangeCountsAsTheHighestWithTheMaximumAndMeanExact() {
+        LatencyHistogram h = new LatencyHistogram();
+        long huge = 3 * LatencyHistogram.HIGHEST;
+        h.record(huge);
+        h.record(-5);
+        assertEquals(2, h.count());
+        assertEquals(huge, h.max());
+        assertEquals(huge / 2.0, h.mean(), 1e-3);
+        assertEquals(0, h.percentile(50));
+        long top = h.percentile(100);
+        assertTrue(Math.abs(top - LatencyHistogram.HIGHEST) <= LatencyHistogram.HIGHEST / 1000, "p100: " + top);
+    }
 }
