@@ -7,7 +7,9 @@
  *   gcc -O2 -Wall -o rdma_null_requester rdma_null_requester.c -lrdmacm -libverbs
  *   rdma_null_requester -a ADDRESS [-p PORT] [-w WARMUP_CALLS] [-n CALLS] [-P PROG] [-V VERS] [-c CREDITS]
  *
- * Output (one line): calls N p50_us X p90_us X p99_us X mean_us X clock_reads_per_call 2
+ * Output (one line): calls N p50_us X p90_us X p99_us X mean_us X clock_reads_per_call 2 window_ns T0 T1
+ * (T0, T1: CLOCK_MONOTONIC at the first measured call's start and the last one's end, for cutting a profile
+ * recorded on that clock, perf record -k CLOCK_MONOTONIC, to the measured calls)
  *
  * What it does per call, and nothing more: one ibv_post_send (the 68-byte RDMA_MSG call: a 28-byte transport header
  * with empty chunk lists, RFC 8166 §4.1, then the RPC CALL with AUTH_NONE, RFC 5531), unsignalled except one in
@@ -180,7 +182,7 @@ int main(int argc, char **argv) {
 
     uint32_t xid = (uint32_t) now_ns();
     long total = warmup + calls, unsignalled = 0, unacked = 0, measured = 0;
-    uint64_t sum = 0;
+    uint64_t sum = 0, t0 = 0, t1 = 0;
     struct ibv_wc wc[SEND_DEPTH];
     for (long i = 0; i < total; i++) {
         xid++;
@@ -217,7 +219,7 @@ int main(int argc, char **argv) {
                     n < 0 ? "poll failed" : ibv_wc_status_str(wc[0].status));
             return 1;
         }
-        uint64_t rtt = now_ns() - start;
+        uint64_t end = now_ns(), rtt = end - start;
         const uint8_t *r = bufs[wc[0].wr_id];
         /* Transport header: xid, version 1, credits granted (at least one), RDMA_MSG, three absent lists. */
         if (wc[0].byte_len < 52 || get32(r) != xid || get32(r + 4) != 1 || get32(r + 8) == 0 || get32(r + 12) != 0
@@ -242,6 +244,10 @@ int main(int argc, char **argv) {
             }
         }
         if (i >= warmup) {
+            if (i == warmup) {
+                t0 = start;
+            }
+            t1 = end;
             uint64_t bin = rtt / BIN_NS;
             bins[bin < BINS ? bin : BINS]++;
             sum += rtt;
@@ -262,8 +268,9 @@ int main(int argc, char **argv) {
             v[k++] = (b + 0.5) * BIN_NS / 1000.0;
         }
     }
-    printf("calls %ld p50_us %.1f p90_us %.1f p99_us %.1f mean_us %.1f clock_reads_per_call 2\n", measured, v[0],
-           v[1], v[2], (double) sum / (double) measured / 1000.0);
+    printf("calls %ld p50_us %.1f p90_us %.1f p99_us %.1f mean_us %.1f clock_reads_per_call 2 window_ns %llu %llu\n",
+           measured, v[0], v[1], v[2], (double) sum / (double) measured / 1000.0, (unsigned long long) t0,
+           (unsigned long long) t1);
     rdma_destroy_qp(id);
     ibv_dereg_mr(mr);
     ibv_destroy_cq(scq);

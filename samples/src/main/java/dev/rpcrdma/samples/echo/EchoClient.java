@@ -32,6 +32,14 @@ import java.util.concurrent.TimeoutException;
  */
 public final class EchoClient {
 
+    /**
+     * System property: when {@code true}, the report also prints the measured calls' window on the
+     * {@link System#nanoTime()} clock ({@code CLOCK_MONOTONIC} on Linux), so that a profile recorded on that clock
+     * ({@code perf record -k CLOCK_MONOTONIC}) can be cut to the measured calls (tools/vm/run-benchmarks
+     * --requester-perf).
+     */
+    static final String PRINT_WINDOW = "dev.rpcrdma.samples.echo.printWindow";
+
     private EchoClient() {
     }
 
@@ -195,6 +203,10 @@ public final class EchoClient {
             out.printf(Locale.ROOT, ", %.1f MB/s each way", ops * o.size / 1e6);
         }
         out.printf(Locale.ROOT, " (%.2f s)%n", seconds);
+        if (Boolean.getBoolean(PRINT_WINDOW)) {
+            out.printf(Locale.ROOT, "measured window (System.nanoTime, ns): %d %d%n", res.startNanos,
+                    res.startNanos + res.elapsedNanos);
+        }
         out.flush();
     }
 }

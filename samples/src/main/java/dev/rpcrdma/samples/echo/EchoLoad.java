@@ -40,11 +40,14 @@ final class EchoLoad {
         final long mismatches;
         final Throwable failure;
         final long elapsedNanos;
+        /** {@link System#nanoTime()} when the run started (its lanes handed to the event loops). */
+        final long startNanos;
 
-        Result(long completed, long mismatches, Throwable failure, long elapsedNanos) {
+        Result(long completed, long mismatches, Throwable failure, long startNanos, long elapsedNanos) {
             this.completed = completed;
             this.mismatches = mismatches;
             this.failure = failure;
+            this.startNanos = startNanos;
             this.elapsedNanos = elapsedNanos;
         }
 
@@ -78,7 +81,7 @@ final class EchoLoad {
      */
     Result run(long calls, LatencyHistogram latencies) throws InterruptedException {
         if (calls <= 0) {
-            return new Result(0, 0, null, 0);
+            return new Result(0, 0, null, System.nanoTime(), 0);
         }
         int lanes = (int) Math.min(concurrency, calls);
         Run run = new Run(calls, lanes, latencies);
@@ -88,7 +91,8 @@ final class EchoLoad {
             lane.client.channel().eventLoop().execute(lane::next);
         }
         run.done.await();
-        return new Result(run.completed.get(), run.mismatches.get(), run.failure.get(), System.nanoTime() - start);
+        return new Result(run.completed.get(), run.mismatches.get(), run.failure.get(), start,
+                System.nanoTime() - start);
     }
 
     /** One call in flight at a time on one connection; its own NULL listener. */
