@@ -41,8 +41,9 @@ public interface UpperLayerBinding {
     int MAX_ITEMS = 8;
 
     /**
-     * The NFS binding of RFC 8267: NFS versions 2 and 3 (READ and READLINK results, WRITE and SYMLINK arguments, §3)
-     * and NFS version 4.x COMPOUND (READ and READLINK results, WRITE arguments, §4.1), program 100003.
+     * The NFS binding of RFC 8267: NFS versions 2 and 3 (READ and READLINK results, WRITE and SYMLINK arguments, §4)
+     * and NFS version 4.x COMPOUND (READ and READLINK results, WRITE arguments, §6.1; Write chunks paired with the
+     * results in order, §6.4.1), program 100003.
      */
     static UpperLayerBinding nfs() {
         return NfsBinding.INSTANCE;
