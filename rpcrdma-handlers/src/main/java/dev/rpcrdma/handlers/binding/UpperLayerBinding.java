@@ -37,7 +37,11 @@ public interface UpperLayerBinding {
     /** Returned by {@link #replyItems} and {@link #callItems} when the items of a message cannot be located. */
     int UNKNOWN = -1;
 
-    /** The most DDP-eligible items one message may have located ({@code items.length / 2} at least this). */
+    /**
+     * The most DDP-eligible items one message may have located ({@code items.length / 2} at least this): as many as
+     * the Write chunks a call may offer by default ({@code RpcRdmaLimits.DEFAULT}). Items past the array's room are
+     * not located and stay inline, as RFC 8267 §6.4.1 has READ results beyond the Write list return inline.
+     */
     int MAX_ITEMS = 8;
 
     /**
