@@ -4,6 +4,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.util.internal.ObjectUtil;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
+import org.dcache.oncrpc4j.rpc.RpcAuthError;
+import org.dcache.oncrpc4j.rpc.RpcAuthException;
+import org.dcache.oncrpc4j.rpc.RpcAuthStat;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
 import org.dcache.oncrpc4j.xdr.Xdr;
 import org.glassfish.grizzly.Buffer;
@@ -18,7 +21,10 @@ import java.nio.channels.CompletionHandler;
  * when the write did (with its size), or fails it when the write failed or the channel is closed. Calls and replies
  * travel both ways on the same connection: {@link #getPeerTransport()} is this transport (same connection, same
  * reply queue), which is how nfs4j's {@code ClientCB} reaches the client for CB_COMPOUND; over RDMA those backward
- * calls use the RFC 8167 backchannel. TLS is not offered (RPC-over-RDMA has no RPC-with-TLS binding).
+ * calls use the RFC 8167 backchannel. TLS is not offered (RPC-over-RDMA has no RPC-with-TLS binding): a call
+ * with an AUTH_TLS credential (RFC 9289 §4.1, the probe a client sends before starting TLS) is refused the way
+ * oncrpc4j's own transport refuses it when TLS is not configured, MSG_DENIED with AUTH_ERROR and AUTH_FAILED, and the
+ * connection stays.
  * Thread-safe (Netty serializes the writes).
  */
 final class NettyRpcTransport implements RpcTransport {
@@ -77,10 +83,16 @@ final class NettyRpcTransport implements RpcTransport {
         return this;
     }
 
+    /**
+     * Refuses, as oncrpc4j's Grizzly transport does without TLS configured: {@code RpcCall.accept()} turns the
+     * {@link RpcAuthException} into an AUTH_ERROR reply (AUTH_FAILED) to the AUTH_TLS probe. An unchecked exception
+     * here would escape the dispatch loop and close the connection.
+     */
     @Override
-    public void startTLS() {
-        throw new IllegalStateException("RPC-with-TLS is not available on " + channel
-                + " (no TLS binding for RPC-over-RDMA; the oncrpc4j bridge offers none over TCP either)");
+    public void startTLS() throws RpcAuthException {
+        throw new RpcAuthException("RPC-with-TLS is not available on " + channel
+                + " (no TLS binding for RPC-over-RDMA; the oncrpc4j bridge offers none over TCP either)",
+                new RpcAuthError(RpcAuthStat.AUTH_FAILED));
     }
 
     @Override

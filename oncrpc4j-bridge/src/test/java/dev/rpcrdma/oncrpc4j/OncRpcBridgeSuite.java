@@ -1,8 +1,15 @@
 package dev.rpcrdma.oncrpc4j;
 
+import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.client.RpcReplyException;
 import dev.rpcrdma.oncrpc.message.AcceptStat;
+import dev.rpcrdma.oncrpc.message.AuthFlavor;
+import dev.rpcrdma.oncrpc.message.AuthStat;
+import dev.rpcrdma.oncrpc.message.OpaqueAuth;
+import dev.rpcrdma.oncrpc.message.RejectStat;
+import dev.rpcrdma.oncrpc.message.ReplyStat;
+import dev.rpcrdma.oncrpc.message.RpcReply;
 import dev.rpcrdma.oncrpc.rpcbind.PortMapping;
 import dev.rpcrdma.oncrpc.rpcbind.RpcbindClient;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
@@ -10,6 +17,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import org.dcache.oncrpc4j.portmap.OncRpcbindServer;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
+import org.dcache.oncrpc4j.rpc.RpcAuthException;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
@@ -144,7 +152,7 @@ abstract class OncRpcBridgeSuite {
             assertEquals((i + 1 + 100) * 10, result.intValue());
         }
         assertFalse(transport.isTLS());
-        assertThrows(IllegalStateException.class, transport::startTLS);
+        assertThrows(RpcAuthException.class, transport::startTLS);
         assertTrue(transport.getPeerTransport() == transport, "the peer transport is the same connection");
     }
 
@@ -177,6 +185,77 @@ abstract class OncRpcBridgeSuite {
         args.writer().writeInt(42);
         assertEquals(42, client.call(SRV_PROG, 2, 1, args, r -> r.readInt()).get(TIMEOUT, TimeUnit.SECONDS));
         assertTrue(c.isActive());
+    }
+
+    /**
+     * {@code RpcCall.accept()}'s rejections are oncrpc4j's own replies and the connection stays: a credential flavor
+     * oncrpc4j does not know (AUTH_DH), and AUTH_TLS, the probe of RFC 9289 §4.1, which oncrpc4j answers by starting
+     * TLS on the transport; the bridge's transport refuses as oncrpc4j's does without TLS (AUTH_ERROR, AUTH_FAILED).
+     */
+    @Test
+    void authRejectionsAndAnAuthTlsProbeAreRepliesAndKeepTheConnection() throws Exception {
+        RpcDispatchable echo = call -> {
+            XdrInt arg = new XdrInt();
+            call.retrieveCall(arg);
+            call.reply(arg);
+        };
+        Channel server = server(Map.of(new OncRpcProgram(SRV_PROG, VERS), echo));
+        Channel c = connect(server.localAddress(), nativeClient());
+        channels.add(c);
+        RpcClient client = RpcClient.of(c);
+        for (AuthFlavor flavor : new AuthFlavor[] {AuthFlavor.AUTH_DH, AuthFlavor.valueOf(7)}) {
+            CallOptions credential = CallOptions.DEFAULT.withCredential(OpaqueAuth.of(flavor, new byte[0]));
+            ExecutionException denied = assertThrows(ExecutionException.class, () -> client.call(SRV_PROG, VERS, 0,
+                    XdrPayload.empty(), r -> null, credential).get(TIMEOUT, TimeUnit.SECONDS), flavor.toString());
+            RpcReply reply = assertInstanceOf(RpcReplyException.class, denied.getCause(), flavor.toString()).reply();
+            assertEquals(ReplyStat.MSG_DENIED, reply.replyStat(), reply.toString());
+            assertEquals(RejectStat.AUTH_ERROR, reply.rejectStat(), reply.toString());
+            assertEquals(AuthStat.AUTH_FAILED, reply.authStat(), reply.toString());
+        }
+        XdrPayload args = client.newPayload();
+        args.writer().writeInt(7);
+        assertEquals(7, client.call(SRV_PROG, VERS, 1, args, r -> r.readInt()).get(TIMEOUT, TimeUnit.SECONDS));
+        assertTrue(c.isActive());
+    }
+
+    /**
+     * A backward call waiting for the client's reply fails when the connection goes, as oncrpc4j's own transport
+     * fails it ({@code ReplyQueue.handleDisconnect}): the server's program sees the failure, nothing hangs.
+     */
+    @Test
+    void aDisconnectFailsPendingBackwardCalls() throws Exception {
+        CountDownLatch calledBack = new CountDownLatch(1);
+        CompletableFuture<Throwable> backwardFailure = new CompletableFuture<>();
+        RpcDispatchable service = call -> {
+            RpcCall back = new RpcCall(CB_PROG, VERS, new RpcAuthTypeNone(), call.getTransport().getPeerTransport());
+            back.call(1, XdrVoid.XDR_VOID, new CompletionHandler<>() {
+                @Override
+                public void completed(org.dcache.oncrpc4j.rpc.RpcReply result, RpcTransport attachment) {
+                    backwardFailure.complete(null);
+                }
+
+                @Override
+                public void failed(Throwable exc, RpcTransport attachment) {
+                    backwardFailure.complete(exc);
+                }
+            });
+        };
+        RpcDispatchable silentCallback = call -> calledBack.countDown(); // never replies
+        Channel server = server(Map.of(new OncRpcProgram(SRV_PROG, VERS), service));
+        Channel c = client(server.localAddress(), Map.of(new OncRpcProgram(CB_PROG, VERS), silentCallback));
+        new RpcCall(SRV_PROG, VERS, new RpcAuthTypeNone(), OncRpcBridge.transport(c)).call(1, XdrVoid.XDR_VOID,
+                new CompletionHandler<>() {
+                    @Override
+                    public void completed(org.dcache.oncrpc4j.rpc.RpcReply result, RpcTransport attachment) {
+                    }
+
+                    @Override
+                    public void failed(Throwable exc, RpcTransport attachment) {
+                    }
+                });
+        assertTrue(calledBack.await(TIMEOUT, TimeUnit.SECONDS), "the server called its client back");
+        c.close().sync();
+        assertInstanceOf(EOFException.class, backwardFailure.get(TIMEOUT, TimeUnit.SECONDS));
     }
 
     /**

@@ -6,10 +6,12 @@ import io.netty.buffer.ByteBuf;
 /**
  * RFC 8267's Upper-Layer Binding for NFS (program 100003), located in the bytes of whole RPC messages.
  * <ul>
- *   <li>NFS version 2 and 3 (§3): the data of READ results and WRITE arguments, the path of READLINK results and
+ *   <li>NFS version 2 and 3 (§4): the data of READ results and WRITE arguments, the path of READLINK results and
  *       of SYMLINK arguments (RFC 1094, RFC 1813 §3.3.5 to §3.3.10).</li>
- *   <li>NFS version 4.x (§4.1): the data of READ results, the link of READLINK results, the data of WRITE
- *       arguments, inside COMPOUND (RFC 5661 §16.2). A COMPOUND is walked one operation at a time: results of
+ *   <li>NFS version 4.x (§6.1): the data of READ results, the link of READLINK results, the data of WRITE
+ *       arguments, inside COMPOUND (RFC 5661 §16.2), in operation order, the order in which the results take the
+ *       call's Write chunks (§6.4.1). The linkdata of CREATE's NF4LNK arm, DDP-eligible too, is not located: a call
+ *       may send any item inline. A COMPOUND is walked one operation at a time: results of
  *       operations whose layout is not known here end the walk, and the reply's items are then
  *       {@link UpperLayerBinding#UNKNOWN} unless none can follow (the responder then uses the Reply chunk).</li>
  * </ul>
@@ -159,7 +161,7 @@ final class NfsBinding implements UpperLayerBinding {
         return c.item(MAX_DATA, items, 0);
     }
 
-    /** RFC 5661 §16.2: COMPOUND4res; READ4resok and READLINK4resok carry the items (RFC 8267 §4.1). */
+    /** RFC 5661 §16.2: COMPOUND4res; READ4resok and READLINK4resok carry the items (RFC 8267 §6.1, §6.4.1). */
     private static int compoundReply(XdrCursor c, int[] items) throws XdrException {
         c.readInt(); // status of the COMPOUND
         c.skipOpaque(MAX_NAME); // tag
@@ -169,7 +171,7 @@ final class NfsBinding implements UpperLayerBinding {
             int op = c.readInt();
             int status = c.readInt();
             if (status != 0) {
-                return found; // a COMPOUND stops at its first error (RFC 5661 §15.2)
+                return found; // a COMPOUND stops at its first error (RFC 5661 §16.2.3)
             }
             switch (op) {
                 case OP_SEQUENCE:
@@ -207,7 +209,7 @@ final class NfsBinding implements UpperLayerBinding {
         return found;
     }
 
-    /** RFC 5661 §16.2: COMPOUND4args; WRITE4args carries the item (RFC 8267 §4.1). */
+    /** RFC 5661 §16.2: COMPOUND4args; WRITE4args carries the item (RFC 8267 §6.1). */
     private static int compoundCall(XdrCursor c, int[] items) throws XdrException {
         c.skipOpaque(MAX_NAME); // tag
         c.readInt(); // minorversion

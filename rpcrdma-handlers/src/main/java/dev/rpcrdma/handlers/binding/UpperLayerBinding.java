@@ -37,12 +37,17 @@ public interface UpperLayerBinding {
     /** Returned by {@link #replyItems} and {@link #callItems} when the items of a message cannot be located. */
     int UNKNOWN = -1;
 
-    /** The most DDP-eligible items one message may have located ({@code items.length / 2} at least this). */
+    /**
+     * The most DDP-eligible items one message may have located ({@code items.length / 2} at least this): as many as
+     * the Write chunks a call may offer by default ({@code RpcRdmaLimits.DEFAULT}). Items past the array's room are
+     * not located and stay inline, as RFC 8267 §6.4.1 has READ results beyond the Write list return inline.
+     */
     int MAX_ITEMS = 8;
 
     /**
-     * The NFS binding of RFC 8267: NFS versions 2 and 3 (READ and READLINK results, WRITE and SYMLINK arguments, §3)
-     * and NFS version 4.x COMPOUND (READ and READLINK results, WRITE arguments, §4.1), program 100003.
+     * The NFS binding of RFC 8267: NFS versions 2 and 3 (READ and READLINK results, WRITE and SYMLINK arguments, §4)
+     * and NFS version 4.x COMPOUND (READ and READLINK results, WRITE arguments, §6.1; Write chunks paired with the
+     * results in order, §6.4.1), program 100003.
      */
     static UpperLayerBinding nfs() {
         return NfsBinding.INSTANCE;

@@ -62,6 +62,8 @@ final class XdrCursor {
     /**
      * Reads the length word of a DDP-eligible opaque of at most {@code max} bytes, checks that its data and pad lie
      * within the bytes, records {@code (position, length)} as item {@code index} in {@code items} and moves past it.
+     * Returns the number of items recorded: {@code index + 1}, or {@code index} when {@code items} has no room left
+     * (the item is then checked and skipped, and stays inline: RFC 8267 §6.4.1, results past the Write list).
      */
     int item(int max, int[] items, int index) throws XdrException {
         long length = Integer.toUnsignedLong(readInt());
@@ -70,7 +72,8 @@ final class XdrCursor {
         }
         need(Xdr.padded(length));
         if (2 * index + 1 >= items.length) {
-            throw new XdrException("more than " + items.length / 2 + " DDP-eligible items in one message");
+            position += (int) Xdr.padded(length);
+            return index;
         }
         items[2 * index] = position;
         items[2 * index + 1] = (int) length;

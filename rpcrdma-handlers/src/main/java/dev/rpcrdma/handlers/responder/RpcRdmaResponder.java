@@ -128,9 +128,12 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
     public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
                             RpcRdmaStats stats, RpcStats rpcStats, BackwardCaller backward, ByteFraming framing) {
         this.framing = framing;
-        this.items = framing != null ? new int[2 * UpperLayerBinding.MAX_ITEMS] : null;
-        this.backward = backward;
         this.config = ObjectUtil.checkNotNull(config, "config");
+        // Room for an item per Write chunk a call may offer: each located item that has a chunk is placed in it
+        // (RFC 8267 §6.4.1); the binding leaves any further ones inline.
+        this.items = framing != null
+                ? new int[2 * Math.max(UpperLayerBinding.MAX_ITEMS, config.limits().maxWriteChunks())] : null;
+        this.backward = backward;
         this.thresholds = ObjectUtil.checkNotNull(thresholds, "thresholds");
         this.connection = connection;
         this.stats = ObjectUtil.checkNotNull(stats, "stats");

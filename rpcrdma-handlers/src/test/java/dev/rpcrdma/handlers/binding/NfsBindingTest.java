@@ -14,9 +14,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * RFC 8267's NFS binding on hand-built messages: NFSv3 READ/READLINK results and WRITE/SYMLINK arguments, NFSv4
- * COMPOUNDs as the Linux client sends them, and XDR that lies (truncated, counts past the end, an unknown
- * operation before the READ).
+ * RFC 8267's NFS binding on hand-built messages: NFSv3 READ/READLINK results and WRITE/SYMLINK arguments (§4), NFSv4
+ * COMPOUNDs as the Linux client sends them (§6.1, §6.4.1), and XDR that lies (truncated, counts past the end, a READ
+ * count larger than its data, an unknown operation before the READ).
  */
 class NfsBindingTest {
     private final UpperLayerBinding nfs = UpperLayerBinding.nfs();
@@ -105,6 +105,82 @@ class NfsBindingTest {
         opaque(m, 5);
         assertEquals(2, nfs.replyItems(100003, 4, 1, m, items));
         assertArrayEquals(new int[] {first, 3000, second, 5}, Arrays.copyOf(items, 4));
+    }
+
+    /** The Linux client's READLINK COMPOUND: SEQUENCE, PUTFH, READLINK (RFC 8267 §6.1: its linkdata). */
+    @Test
+    void nfs4CompoundReadlinkResult() throws XdrException {
+        ByteBuf m = reply().writeInt(0);
+        opaque(m, 0).writeInt(3);
+        m.writeInt(53).writeInt(0).writeZero(36);    // SEQUENCE
+        m.writeInt(22).writeInt(0);                  // PUTFH
+        m.writeInt(27).writeInt(0);                  // READLINK
+        int at = m.readableBytes() + 4;
+        opaque(m, 13);
+        assertEquals(1, nfs.replyItems(100003, 4, 1, m, items));
+        assertArrayEquals(new int[] {at, 13}, Arrays.copyOf(items, 2));
+    }
+
+    /**
+     * RFC 8267 §6.4.1: results pair with Write chunks in operation order. A COMPOUND ends at its first failed
+     * operation (RFC 5661 §16.2.3): a failed READ has no item, so only the items before it are located.
+     */
+    @Test
+    void nfs4CompoundEndsAtAFailedRead() throws XdrException {
+        ByteBuf m = reply().writeInt(10008);         // NFS4ERR_DELAY, the status of the last operation
+        opaque(m, 0).writeInt(3);
+        m.writeInt(22).writeInt(0);                  // PUTFH
+        m.writeInt(25).writeInt(0).writeInt(0);      // READ
+        int first = m.readableBytes() + 4;
+        opaque(m, 100);
+        m.writeInt(25).writeInt(10008);              // READ, failed: no READ4resok
+        assertEquals(1, nfs.replyItems(100003, 4, 1, m, items));
+        assertArrayEquals(new int[] {first, 100}, Arrays.copyOf(items, 2));
+    }
+
+    /**
+     * More READ results than the items array has room for: the first ones are located, the rest stay inline
+     * (RFC 8267 §6.4.1: READs past the Write list return their data inline), never an exception; the ones left
+     * inline are still checked against the message.
+     */
+    @Test
+    void readResultsPastTheItemsRoomStayInlineButAreStillChecked() throws XdrException {
+        int reads = UpperLayerBinding.MAX_ITEMS + 2;
+        ByteBuf m = reply().writeInt(0);
+        opaque(m, 0).writeInt(reads);
+        int[] at = new int[reads];
+        for (int i = 0; i < reads; i++) {
+            m.writeInt(25).writeInt(0).writeInt(0);
+            at[i] = m.readableBytes() + 4;
+            opaque(m, 8 + i);
+        }
+        assertEquals(UpperLayerBinding.MAX_ITEMS, nfs.replyItems(100003, 4, 1, m, items));
+        for (int i = 0; i < UpperLayerBinding.MAX_ITEMS; i++) {
+            assertEquals(at[i], items[2 * i]);
+            assertEquals(8 + i, items[2 * i + 1]);
+        }
+        ByteBuf lying = m.copy().writerIndex(at[reads - 1] - 4).writeInt(1 << 20).writeZero(12);
+        assertThrows(XdrException.class, () -> nfs.replyItems(100003, 4, 1, lying, items),
+                "an item left inline whose length runs past the end");
+    }
+
+    /** A READ3resok whose count says more than its data holds: the item is the data (its own length), no more. */
+    @Test
+    void aReadCountLargerThanTheDataLocatesOnlyTheData() throws XdrException {
+        ByteBuf m = reply().writeInt(0).writeInt(0).writeInt(1 << 20).writeInt(0);  // count3 1 MiB, eof false
+        int at = m.readableBytes() + 4;
+        opaque(m, 6);
+        assertEquals(1, nfs.replyItems(100003, 3, 6, m, items));
+        assertArrayEquals(new int[] {at, 6}, Arrays.copyOf(items, 2));
+    }
+
+    @Test
+    void nfs2WriteArguments() throws XdrException {
+        ByteBuf write = call(2, 8).writeZero(32).writeInt(0).writeInt(4096).writeInt(0); // fhandle, offsets, count
+        int at = write.readableBytes() + 4;
+        opaque(write, 8192);
+        assertEquals(1, nfs.callItems(write, items));
+        assertArrayEquals(new int[] {at, 8192}, Arrays.copyOf(items, 2));
     }
 
     @Test

@@ -13,6 +13,7 @@ import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.binding.RpcMessageLayout;
 import dev.rpcrdma.handlers.binding.UpperLayerBinding;
+import dev.rpcrdma.handlers.requester.RpcRdmaRequester;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.client.RpcClient;
@@ -48,6 +49,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -196,6 +198,55 @@ abstract class ByteFramingSuite {
         assertEquals(0, framing.stats().bindingMisses() + framing.stats().errorsSent(), framing.stats().toString());
         SocketAddress peer = peers.poll(TIMEOUT, TimeUnit.SECONDS);
         assertInstanceOf(InetSocketAddress.class, peer);
+    }
+
+    /**
+     * The native path's guarantees hold in byte mode: the byte-framed responder's grant bounds the requester's calls
+     * in flight, none over it (RFC 8166 §3.3.1); a reply whose DDP-eligible item the binding placed in the call's only
+     * chunk, a Write chunk, is sent with Send With Invalidate where both peers set R (RFC 8797 §4.1), else the
+     * client invalidates locally.
+     */
+    @Test
+    void creditsAndRemoteInvalidationHoldInByteMode() throws Exception {
+        RpcStats serverRpcStats = new RpcStats();
+        RpcDispatcher dispatcher = new RpcDispatcher(EchoService.registry(), serverRpcStats);
+        RpcRdmaFraming framing = RpcRdmaFraming.of(RpcRdmaConfig.DEFAULT.withGrantBounds(1, 4))
+                .withBinding(ECHO_BINDING).withRecordMarks(true);
+        Channel server = bind(framing.server(p -> p.addLast(new RecordMarkingEncoder(1 << 20),
+                new RpcMessageDecoder(serverRpcStats), new RpcMessageEncoder(), dispatcher)));
+        RpcRdmaStats clientStats = new RpcRdmaStats();
+        Channel c = connect(server.localAddress(), new RpcRdmaClientInitializer(new RpcStats(),
+                RpcRdmaConfig.DEFAULT, clientStats, Duration.ofSeconds(TIMEOUT)));
+        RpcClient client = RpcClient.of(c);
+
+        XdrPayload args = client.newPayload();
+        args.writer().writeInt(50_000);
+        byte[] filled = client.call(PROG, VERS, FILL, args, EchoService::readDdpBytes,
+                CallOptions.DEFAULT.withReplyHints(50_000, 0)).get(TIMEOUT, TimeUnit.SECONDS);
+        assertArrayEquals(pattern(50_000, 50_000), filled);
+        assertEquals(1, framing.stats().writeChunksUsed(), framing.stats().toString());
+        if (((RdmaChannel) c).remoteInvalidationSupported()) {
+            assertEquals(1, framing.stats().remoteInvalidations(), framing.stats().toString());
+            assertEquals(1, clientStats.remoteInvalidations(), clientStats.toString());
+            assertEquals(0, clientStats.localInvalidations(), clientStats.toString());
+        } else {
+            assertEquals(0, framing.stats().remoteInvalidations(), framing.stats().toString());
+            assertEquals(1, clientStats.localInvalidations(), clientStats.toString());
+        }
+
+        List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+        for (int i = 0; i < 32; i++) {
+            XdrPayload echoArgs = client.newPayload();
+            echoArgs.writeDdpOpaque(client.alloc().buffer(100).writeBytes(pattern(100, i)));
+            calls.add(client.call(PROG, VERS, ECHO, echoArgs, EchoService::readDdpBytes, CallOptions.DEFAULT));
+        }
+        for (int i = 0; i < 32; i++) {
+            assertArrayEquals(pattern(100, i), calls.get(i).get(TIMEOUT, TimeUnit.SECONDS));
+        }
+        RpcRdmaRequester requester = c.pipeline().get(RpcRdmaRequester.class);
+        assertEquals(4, requester.creditGrant());
+        assertTrue(requester.maxOutstandingSeen() <= 4, "outstanding " + requester.maxOutstandingSeen());
+        assertEquals(0, framing.stats().creditViolations() + framing.stats().errorsSent(), framing.stats().toString());
     }
 
     /**

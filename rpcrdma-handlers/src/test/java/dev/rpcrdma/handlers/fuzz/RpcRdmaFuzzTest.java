@@ -57,7 +57,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Coverage-guided fuzz targets (Jazzer) for what RPC-over-RDMA reads from a peer: the transport header with its
  * chunk lists (RFC 8166 §4.1-§4.5), the RFC 8797 private data, and a whole received Send (header, chunk lists and
- * RPC message) handled by the responder and by the requester (a reply to its pending call, or a backward call served
+ * RPC message) handled by the responder (with this project's codec, and in byte framing with RFC 8267's NFS binding,
+ * {@link #byteResponder}) and by the requester (a reply to its pending call, or a backward call served
  * by its {@link CallbackService}, draft-cel-nfsv4-rpcrdma-bidirection) over an {@link EmbeddedChannel} with a
  * {@link FakeRdmaConnection}. Plain {@code mvn test} replays the corpus under
  * {@code src/test/resources/.../RpcRdmaFuzzTestInputs/<target>/}; {@code JAZZER_FUZZ=1} fuzzes one target. The
@@ -159,7 +160,9 @@ class RpcRdmaFuzzTest {
     /**
      * RFC 8267's NFS binding on arbitrary bytes after a valid RPC header: it locates items inside the message or
      * throws {@code XdrException}; never an unchecked exception, an out-of-bounds read or an allocation sized by the
-     * input; the located items always make a payload whose inline encoding is the message itself.
+     * input; the located items always make a payload whose inline encoding is the message itself. {@code data[0]}
+     * picks the message ({@code & 7}: replies to NFSv3 READ, NFSv3 READLINK, NFSv2 READ, NFSv4 COMPOUND (twice);
+     * calls of NFSv3, NFSv2, NFSv4 COMPOUND; for NFSv2 and v3 calls, bit 3: WRITE or SYMLINK); the rest is the body.
      */
     @FuzzTest(maxDuration = "10s")
     void nfsBinding(byte[] data) {
@@ -167,11 +170,14 @@ class RpcRdmaFuzzTest {
             return;
         }
         int mode = data[0] & 7;
+        boolean symlink = (data[0] & 8) != 0;
         boolean isCall = mode >= 5;
         ByteBuf m = Unpooled.buffer(data.length + 64);
         if (isCall) {
+            // NFSv3 WRITE 7, SYMLINK 10 (RFC 1813); NFSv2 WRITE 8, SYMLINK 13 (RFC 1094); NFSv4 COMPOUND 1.
+            int procedure = mode == 7 ? 1 : mode == 5 ? (symlink ? 10 : 7) : (symlink ? 13 : 8);
             m.writeInt(1).writeInt(0).writeInt(2).writeInt(100003).writeInt(mode == 5 ? 3 : mode == 6 ? 2 : 4)
-                    .writeInt(mode == 7 ? 1 : data.length > 1 && (data[1] & 1) == 0 ? 7 : 10)
+                    .writeInt(procedure)
                     .writeInt(0).writeInt(0).writeInt(0).writeInt(0);
         } else {
             m.writeInt(1).writeInt(1).writeInt(0).writeInt(0).writeInt(0).writeInt(0);
@@ -260,6 +266,61 @@ class RpcRdmaFuzzTest {
                             ctx.writeAndFlush(new OutboundRpcMessage(RpcReply.success(m.header().xid()), reply));
                         } finally {
                             m.release();
+                        }
+                    }
+                }, watch);
+        connection.attach(ch);
+        try {
+            for (byte[] send : sends(data)) {
+                if (!ch.isOpen()) {
+                    break;
+                }
+                ch.writeInbound(receive(alloc, send));
+                ch.runPendingTasks();
+                releaseAll(ch);
+            }
+            watch.check();
+        } finally {
+            ch.finishAndReleaseAll();
+        }
+        assertEquals(0, alloc.oversizedRequests());
+    }
+
+    /**
+     * The responder in byte framing (RFC 8267's NFS binding, record-marked replies), as a foreign Netty ONC RPC
+     * stack uses it: each call goes up as one whole-message {@code ByteBuf} and is answered at once with a reply that
+     * echoes its first bytes as an opaque, through the binding, the Write list, the Reply chunk or ERR_CHUNK. The same
+     * invariants as {@link #responder}: bad headers and chunk lists are answered (RFC 8166 §4.5), nothing escapes,
+     * nothing leaks, no allocation beyond the bounds. Its corpus is the responder's.
+     */
+    @FuzzTest(maxDuration = "10s")
+    void byteResponder(byte[] data) {
+        BoundedAllocator alloc = new BoundedAllocator(MAX_MESSAGE + 4096);
+        FakeRdmaConnection connection = new FakeRdmaConnection();
+        RpcStats rpcStats = new RpcStats();
+        Watch watch = new Watch();
+        EmbeddedChannel ch = new EmbeddedChannel();
+        ch.config().setAllocator(alloc);
+        ch.pipeline().addLast(new RpcRdmaResponder(config(), new InlineThresholds(4096, 4096, true), connection,
+                new RpcRdmaStats(), rpcStats, null, dev.rpcrdma.handlers.ByteFraming.DEFAULT
+                        .withBinding(dev.rpcrdma.handlers.binding.UpperLayerBinding.nfs()).withRecordMarks(true)),
+                new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        ByteBuf call = (ByteBuf) msg;
+                        try {
+                            assertEquals(0, call.readerIndex(), "a whole message at reader index 0");
+                            assertEquals(0, call.getInt(4), "only calls go up");
+                            int length = Math.min(call.readableBytes(), 1024); // replies of any placement
+                            int padded = (length + 3) & ~3;
+                            ByteBuf reply = ctx.alloc().buffer(32 + padded)
+                                    .writeInt(0x8000_0000 | (28 + padded)) // record mark: the last fragment
+                                    .writeInt(call.getInt(0)).writeInt(1).writeInt(0).writeInt(0).writeInt(0)
+                                    .writeInt(0).writeInt(length).writeBytes(call, 0, length)
+                                    .writeZero(padded - length);
+                            ctx.writeAndFlush(reply);
+                        } finally {
+                            call.release();
                         }
                     }
                 }, watch);
