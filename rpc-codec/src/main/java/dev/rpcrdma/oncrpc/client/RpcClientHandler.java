@@ -168,9 +168,25 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
             timeouts.add(call, call.channel.eventLoop());
         }
         // The message and its header come from a pool and go back when the transport releases the message.
-        OutboundRpcMessage message = OutboundRpcMessage.newCall(xid, call.program, call.version, call.procedure,
-                call.options.credential(), call.options.replyDdpItemsUnsafe(), call.options.maxReplySize(),
-                call.args);
+        OutboundRpcMessage message;
+        RpcCallSecurity security = call.options.security();
+        if (security == null) {
+            message = OutboundRpcMessage.newCall(xid, call.program, call.version, call.procedure,
+                    call.options.credential(), call.options.replyDdpItemsUnsafe(), call.options.maxReplySize(),
+                    call.args);
+        } else {
+            RpcCallSecurity.Sealed sealed;
+            try {
+                sealed = security.seal(xid, call.program, call.version, call.procedure,
+                        call.options.replyDdpItemsUnsafe(), call.options.maxReplySize(), call.args,
+                        call.channel.alloc());
+            } catch (RpcException | RuntimeException e) {
+                fail(xid, e);
+                return;
+            }
+            call.securityState = sealed.state();
+            message = sealed.message();
+        }
         // No promise per call: a transport that cannot send one call fires an RpcCallFailedEvent for its xid (e.g.
         // RPC-over-RDMA, RFC 8166 §4.5.4), any other write failure reaches exceptionCaught and closes the
         // connection, which fails every pending call; either way the call does not wait for its timeout.
