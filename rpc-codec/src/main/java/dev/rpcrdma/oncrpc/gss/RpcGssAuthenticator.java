@@ -174,6 +174,10 @@ public final class RpcGssAuthenticator implements RpcAuthenticator {
             }
         } catch (GSSException e) {
             return initFailed(channel, call, context, e);
+        } catch (RuntimeException e) {
+            // The mechanism's own parser tripped over a malformed token.
+            return initFailed(channel, call, context, new GSSException(GSSException.DEFECTIVE_TOKEN, 0,
+                    e.toString()));
         }
         if (out == null) {
             out = EMPTY;
