@@ -21,6 +21,7 @@ import dev.rpcrdma.oncrpc.tcp.TcpRpcClientInitializer;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcConfig;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcServerInitializer;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import dev.rpcrdma.testing.Krb5Realm;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -176,6 +177,34 @@ class RpcGssTcpTest {
         assertEquals(1, gss.stats().contextsDestroyed());
         assertEquals(0, gss.contexts());
         assertThrows(RpcGssException.class, () -> echo(client, context, new byte[1]));
+    }
+
+    /** RFC 8166 §8.2.2: a protected body is never reduced, and a Reply chunk has room for the largest verifier. */
+    @ParameterizedTest
+    @EnumSource(RpcGssService.class)
+    void protectedCallsAskForNoDdpAndRoomForTheVerifier(RpcGssService service) throws Exception {
+        startServer(RpcGssLimits.DEFAULT);
+        RpcClient client = connect();
+        RpcGssClientContext context = establish(client, service);
+        XdrPayload args = XdrPayload.newPayload(ByteBufAllocator.DEFAULT);
+        args.writeDdpOpaque(Unpooled.wrappedBuffer(new byte[8192]));
+        OutboundRpcMessage m = context.seal(77, PROG, VERS, ECHO, new int[] {8192}, 9000, args,
+                ByteBufAllocator.DEFAULT).message();
+        try {
+            RpcCall call = (RpcCall) m.header();
+            assertEquals(AuthFlavor.RPCSEC_GSS, call.credential().flavor());
+            assertEquals(AuthFlavor.RPCSEC_GSS, call.verifier().flavor());
+            assertTrue(call.maxReplySize() >= 9000 + OpaqueAuth.MAX_BODY, "room for the largest verifier");
+            if (service == RpcGssService.NONE) {
+                assertEquals(1, call.replyDdpItemCount());
+                assertEquals(1, m.body().ddpItems().size(), "krb5: DDP as usual");
+            } else {
+                assertEquals(0, call.replyDdpItemCount(), service + ": no Write chunk for the reply");
+                assertEquals(0, m.body().ddpItems().size(), service + ": the body is one token, inline");
+            }
+        } finally {
+            m.release();
+        }
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.rpcrdma.oncrpc.gss;
+package dev.rpcrdma.testing;
 
 import org.junit.jupiter.api.Assumptions;
 
@@ -19,11 +19,11 @@ import java.util.concurrent.TimeUnit;
  * A throwaway MIT Kerberos realm for tests: a KDC database in a temporary directory ({@code kdb5_util create -s}),
  * principals and keytabs ({@code kadmin.local}), {@code krb5kdc -n} on a free localhost port, and the JDK pointed
  * at it ({@code java.security.krb5.conf}). Skips the test loudly when MIT Kerberos is not installed
- * ({@code tools/setup} installs it). {@link #close()} kills the KDC.
+ * ({@code tools/setup} installs it). {@link #close()} kills the KDC. One realm per test class keeps tests fast.
  */
-final class Krb5Realm implements AutoCloseable {
+public final class Krb5Realm implements AutoCloseable {
 
-    static final String REALM = "RPCRDMA.TEST";
+    public static final String REALM = "RPCRDMA.TEST";
 
     private final Path dir;
     private final int port;
@@ -53,7 +53,7 @@ final class Krb5Realm implements AutoCloseable {
     }
 
     /** Creates the realm and starts its KDC. */
-    static Krb5Realm start() throws IOException, InterruptedException {
+    public static Krb5Realm start() throws IOException, InterruptedException {
         Path kdcBinary = tool("krb5kdc");
         tool("kdb5_util");
         tool("kadmin.local");
@@ -153,7 +153,7 @@ final class Krb5Realm implements AutoCloseable {
     }
 
     /** Adds {@code principal} with a random key and writes its keytab. */
-    Path addPrincipal(String principal) throws IOException, InterruptedException {
+    public Path addPrincipal(String principal) throws IOException, InterruptedException {
         Path keytab = dir.resolve(principal.replace('/', '_') + ".keytab");
         run(List.of(tool("kadmin.local").toString(), "-r", REALM, "-q", "addprinc -randkey " + principal));
         run(List.of(tool("kadmin.local").toString(), "-r", REALM, "-q",
@@ -162,7 +162,7 @@ final class Krb5Realm implements AutoCloseable {
     }
 
     /** The full name of {@code principal} in this realm. */
-    static String name(String principal) {
+    public static String name(String principal) {
         return principal + '@' + REALM;
     }
 
