@@ -28,7 +28,8 @@ public interface RpcCallAuth {
 
     /**
      * The MSG_ACCEPTED reply to {@code xid} with {@code stat} (not PROG_MISMATCH) and, for SUCCESS,
-     * {@code results}, protected; takes ownership of {@code results}. Never throws: a reply that cannot be protected
+     * {@code results}, protected; takes ownership of {@code results} (which may be the shared
+     * {@link XdrPayload#empty()}: read it, never write into it). Never throws: a reply that cannot be protected
      * becomes the flavor's AUTH_ERROR.
      */
     OutboundRpcMessage protect(int xid, AcceptStat stat, XdrPayload results, ByteBufAllocator alloc);
