@@ -72,6 +72,9 @@ public final class Krb5Realm implements AutoCloseable {
             pb.environment().putAll(realm.env);
             pb.redirectErrorStream(true).redirectOutput(dir.resolve("krb5kdc.out").toFile());
             realm.kdc = pb.start();
+            Process started = realm.kdc;
+            // Should the JVM end without close() (a test run interrupted), the KDC ends with it.
+            Runtime.getRuntime().addShutdownHook(new Thread(started::destroy, "krb5kdc-stop"));
             realm.awaitListening();
         } catch (IOException | InterruptedException | RuntimeException e) {
             realm.close();

@@ -52,22 +52,27 @@ public final class RpcGssLimits {
         return new RpcGssLimits(window, maxInitToken, maxContexts, maxContextsPerPeer, lifetime);
     }
 
+    /** The sequence window offered. */
     public int window() {
         return window;
     }
 
+    /** The largest INIT / CONTINUE_INIT token accepted, in bytes. */
     public int maxInitToken() {
         return maxInitToken;
     }
 
+    /** The most contexts kept in total. */
     public int maxContexts() {
         return maxContexts;
     }
 
+    /** The most contexts kept per peer address. */
     public int maxContextsPerPeer() {
         return maxContextsPerPeer;
     }
 
+    /** The longest a context lives (never past its GSS lifetime). */
     public Duration maxLifetime() {
         return maxLifetime;
     }

@@ -8,18 +8,28 @@ import dev.rpcrdma.oncrpc.server.RpcProtection;
  */
 public enum RpcGssService {
     /** {@code rpc_gss_svc_none = 1}: the header is authenticated, the body travels as it is (krb5). */
-    NONE(1, RpcProtection.NONE),
+    NONE(1, 390003, RpcProtection.NONE),
     /** {@code rpc_gss_svc_integrity = 2}: the body carries a checksum (krb5i). */
-    INTEGRITY(2, RpcProtection.INTEGRITY),
+    INTEGRITY(2, 390004, RpcProtection.INTEGRITY),
     /** {@code rpc_gss_svc_privacy = 3}: the body is encrypted (krb5p). */
-    PRIVACY(3, RpcProtection.PRIVACY);
+    PRIVACY(3, 390005, RpcProtection.PRIVACY);
 
     private final int value;
+    private final int pseudoFlavor;
     private final RpcProtection protection;
 
-    RpcGssService(int value, RpcProtection protection) {
+    RpcGssService(int value, int pseudoFlavor, RpcProtection protection) {
         this.value = value;
+        this.pseudoFlavor = pseudoFlavor;
         this.protection = protection;
+    }
+
+    /**
+     * The Kerberos V5 pseudo-flavor of this service (RFC 2623 §2.2: krb5 390003, krb5i 390004, krb5p 390005), as
+     * NFS lists security flavors (MOUNT, and the flavor numbers behind NFSv4 SECINFO's {@code rpcsec_gss_info}).
+     */
+    public int pseudoFlavor() {
+        return pseudoFlavor;
     }
 
     /** The wire value. */
