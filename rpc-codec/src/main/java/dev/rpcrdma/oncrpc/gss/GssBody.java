@@ -31,11 +31,12 @@ final class GssBody {
     static byte[] headerBytes(RpcCall call) {
         OpaqueAuth cred = call.credential();
         int padded = (cred.bodyLength() + 3) & ~3;
-        ByteBuf b = Unpooled.buffer(32 + padded);
-        b.writeInt(call.xid()).writeInt(0).writeInt(call.rpcvers()).writeInt(call.program())
+        byte[] header = new byte[32 + padded];
+        Unpooled.wrappedBuffer(header).writerIndex(0)
+                .writeInt(call.xid()).writeInt(0).writeInt(call.rpcvers()).writeInt(call.program())
                 .writeInt(call.version()).writeInt(call.procedure()).writeInt(cred.flavor().intValue())
-                .writeInt(cred.bodyLength()).writeBytes(cred.body()).writeZero(padded - cred.bodyLength());
-        return b.array();
+                .writeInt(cred.bodyLength()).writeBytes(cred.body()); // the pad stays zero
+        return header;
     }
 
     static byte[] intBytes(int v) {
@@ -73,10 +74,10 @@ final class GssBody {
         }
         byte[] data;
         try {
-            ByteBuf plain = Unpooled.buffer(4 + body.inlineLength());
+            data = new byte[4 + body.inlineLength()];
+            ByteBuf plain = Unpooled.wrappedBuffer(data).writerIndex(0);
             plain.writeInt(seq);
             body.writeInline(plain);
-            data = plain.array();
         } finally {
             body.release();
         }
