@@ -10,7 +10,16 @@ import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.CallOptions;
+import dev.rpcrdma.oncrpc.client.RpcCallSecurity;
 import dev.rpcrdma.oncrpc.client.RpcClient;
+import dev.rpcrdma.oncrpc.client.RpcException;
+import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.RpcCall;
+import dev.rpcrdma.oncrpc.message.RpcReply;
+import dev.rpcrdma.oncrpc.xdr.XdrReader;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import dev.rpcrdma.oncrpc.gss.Krb5Credentials;
 import dev.rpcrdma.oncrpc.gss.RpcGssAuthenticator;
 import dev.rpcrdma.oncrpc.gss.RpcGssClientContext;
@@ -78,6 +87,43 @@ class RpcGssSoftwareFabricTest {
     @ParameterizedTest
     @EnumSource(RpcGssService.class)
     void echoUnderEachService(RpcGssService service) throws Exception {
+        run(service, false);
+    }
+
+    /**
+     * A requester that offers a Write chunk for a protected reply anyway (RFC 8166 §8.2.2 says it should not): the
+     * responder moves nothing by DDP, the Write chunk comes back unused, the reply is read as usual.
+     */
+    @ParameterizedTest
+    @EnumSource(value = RpcGssService.class, names = {"INTEGRITY", "PRIVACY"})
+    void aWriteChunkOfferedForAProtectedReplyStaysUnused(RpcGssService service) throws Exception {
+        run(service, true);
+    }
+
+    /** {@code context}'s calls, offering one Write chunk of {@link #SIZE} bytes whatever the service. */
+    private static RpcCallSecurity offeringWriteChunks(RpcGssClientContext context) {
+        return new RpcCallSecurity() {
+            @Override
+            public Sealed seal(int xid, int program, int version, int procedure, int[] replyDdpItems,
+                               int maxReplySize, XdrPayload args, ByteBufAllocator alloc) throws RpcException {
+                Sealed sealed = context.seal(xid, program, version, procedure, replyDdpItems, maxReplySize, args,
+                        alloc);
+                OutboundRpcMessage original = sealed.message();
+                RpcCall sealedHeader = (RpcCall) original.header();
+                RpcCall header = sealedHeader.withReplyHints(new int[] {SIZE}, sealedHeader.maxReplySize());
+                OutboundRpcMessage message = new OutboundRpcMessage(header, original.body().retain());
+                original.release();
+                return new Sealed(message, sealed.state());
+            }
+
+            @Override
+            public ByteBuf open(Object state, RpcReply reply, XdrReader results) throws RpcException {
+                return context.open(state, reply, results);
+            }
+        };
+    }
+
+    private void run(RpcGssService service, boolean offerWriteChunk) throws Exception {
         RpcGssAuthenticator gss = new RpcGssAuthenticator(acceptor);
         RpcProgramRegistry registry = new RpcProgramRegistry().registerNull(PROG, VERS)
                 .register(PROG, VERS, ECHO, (call, in) -> {
@@ -106,8 +152,10 @@ class RpcGssSoftwareFabricTest {
                 ThreadLocalRandom.current().nextBytes(data);
                 XdrPayload args = client.newPayload();
                 args.writeDdpOpaque(io.netty.buffer.Unpooled.wrappedBuffer(data));
-                byte[] echoed = client.callAndWait(PROG, VERS, ECHO, args, r -> r.readOpaque(1 << 20),
-                        context.callOptions().withReplyHints(SIZE, SIZE + 1024));
+                CallOptions options = (offerWriteChunk
+                        ? CallOptions.DEFAULT.withSecurity(offeringWriteChunks(context)) : context.callOptions())
+                        .withReplyHints(SIZE, SIZE + 1024);
+                byte[] echoed = client.callAndWait(PROG, VERS, ECHO, args, r -> r.readOpaque(1 << 20), options);
                 assertArrayEquals(data, echoed);
                 if (service == RpcGssService.NONE) {
                     assertTrue(serverStats.readChunks() > 0, "krb5: the argument came by RDMA Read");
