@@ -4,12 +4,12 @@ import dev.rpcrdma.oncrpc.message.AcceptStat;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.ReplyStat;
 import dev.rpcrdma.oncrpc.message.RpcReply;
-import dev.rpcrdma.oncrpc.xdr.XdrReader;
-import io.netty.buffer.ByteBuf;
 import dev.rpcrdma.oncrpc.metrics.ProcedureMetrics;
 import dev.rpcrdma.oncrpc.metrics.RpcErrorKind;
 import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import dev.rpcrdma.oncrpc.xdr.XdrReader;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -48,6 +48,8 @@ final class PendingCall<T> implements Runnable {
     int xid;
     /** What the options' {@link RpcCallSecurity} sealed the call with (null without one). */
     Object securityState;
+    /** The largest reply accepted (0: any), set when the call is sent: the options', or the sealed call's. */
+    int maxReplySize;
     /** The XDR bytes of the call's arguments, recorded when it is sent (for a GARBAGE_ARGS answer's message). */
     int argsBytes;
     /** Deadline on the loop's ticker, and the neighbours in {@link CallTimeouts}'s list; event loop only. */

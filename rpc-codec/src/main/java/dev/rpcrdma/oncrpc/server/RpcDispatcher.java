@@ -24,6 +24,9 @@ import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * Server side of RFC 5531: receives decoded {@link InboundRpcMessage}s (from the TCP codec or an RPC-over-RDMA
  * handler), finds the procedure in the {@link RpcProgramRegistry} and runs it; writes
@@ -95,7 +98,7 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
      */
     public RpcDispatcher withAuthenticator(RpcAuthenticator authenticator) {
         ObjectUtil.checkNotNull(authenticator, "authenticator");
-        java.util.List<RpcAuthenticator> list = new java.util.ArrayList<>();
+        List<RpcAuthenticator> list = new ArrayList<>();
         for (RpcAuthenticator a : authenticators) {
             if (!a.flavor().equals(authenticator.flavor())) {
                 list.add(a);

@@ -207,6 +207,21 @@ class RpcGssTcpTest {
         }
     }
 
+    /** A reply as large as the call allows, once protected, is still accepted: the bound has room for the flavor. */
+    @ParameterizedTest
+    @EnumSource(RpcGssService.class)
+    void theMaximumReplySizeLeavesRoomForTheVerifierAndTheProtection(RpcGssService service) throws Exception {
+        startServer(RpcGssLimits.DEFAULT);
+        RpcClient client = connect();
+        RpcGssClientContext context = establish(client, service);
+        XdrPayload args = client.newPayload();
+        args.writer().writeOpaque(new byte[1000]);
+        int unprotectedReply = 24 + 4 + 1000; // header with an empty verifier, SUCCESS, the opaque
+        byte[] echoed = client.callAndWait(PROG, VERS, ECHO, args, r -> r.readOpaque(1 << 20),
+                context.callOptions().withMaxReplySize(unprotectedReply));
+        assertEquals(1000, echoed.length);
+    }
+
     @Test
     void blockingClientWithPrivacy() throws Exception {
         startServer(RpcGssLimits.DEFAULT);
