@@ -1,5 +1,8 @@
 package dev.rpcrdma.oncrpc.gss;
 
+import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
+import io.netty.util.internal.ObjectUtil;
+
 import java.util.concurrent.atomic.LongAdder;
 
 /** Counters of an {@link RpcGssAuthenticator}: contexts, and every refused or dropped request by reason. */
@@ -104,6 +107,26 @@ public final class RpcGssStats {
     /** Integrity or privacy bodies that did not verify or unwrap (GARBAGE_ARGS). */
     public long badBodies() {
         return badBodies.sum();
+    }
+
+    /**
+     * Exposes these counters in {@code metrics} (its JMX MBean and {@link RpcMetrics#attached()}) as
+     * {@code RpcGss.ContextsEstablished}, {@code .ContextsDestroyed}, {@code .ContextsEvicted},
+     * {@code .ContextsExpired}, {@code .InitFailures}, {@code .BadCredentials}, {@code .UnknownHandles},
+     * {@code .BadVerifiers}, {@code .ReplayDrops}, {@code .BadBodies}; returns {@code metrics}.
+     */
+    public RpcMetrics attachTo(RpcMetrics metrics) {
+        return ObjectUtil.checkNotNull(metrics, "metrics")
+                .attach("RpcGss.ContextsEstablished", this::contextsEstablished)
+                .attach("RpcGss.ContextsDestroyed", this::contextsDestroyed)
+                .attach("RpcGss.ContextsEvicted", this::contextsEvicted)
+                .attach("RpcGss.ContextsExpired", this::contextsExpired)
+                .attach("RpcGss.InitFailures", this::initFailures)
+                .attach("RpcGss.BadCredentials", this::badCredentials)
+                .attach("RpcGss.UnknownHandles", this::unknownHandles)
+                .attach("RpcGss.BadVerifiers", this::badVerifiers)
+                .attach("RpcGss.ReplayDrops", this::replayDrops)
+                .attach("RpcGss.BadBodies", this::badBodies);
     }
 
     @Override

@@ -15,6 +15,7 @@ import dev.rpcrdma.oncrpc.message.RejectStat;
 import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
 import dev.rpcrdma.oncrpc.message.RpcReply;
+import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
 import dev.rpcrdma.oncrpc.server.RpcDispatcher;
 import dev.rpcrdma.oncrpc.server.RpcProgramRegistry;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcClientInitializer;
@@ -356,6 +357,8 @@ class RpcGssTcpTest {
             raw.send(next);
             assertEquals(xidOf(next), raw.reply().xid());
             assertEquals(1, gss.stats().replayDrops());
+            assertEquals(1, gss.stats().attachTo(new RpcMetrics("gss", RpcMetrics.Role.SERVER)).attached()
+                    .get("RpcGss.ReplayDrops").getAsLong(), "the counters are exposed as metrics");
 
             // A forged header MIC (the last byte of the verifier body): RPCSEC_GSS_CREDPROBLEM.
             byte[] forged = raw.seal(context, ECHO, new byte[] {44});
