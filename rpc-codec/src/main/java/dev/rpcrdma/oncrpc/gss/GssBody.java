@@ -58,7 +58,8 @@ final class GssBody {
                 gss.verifyMIC(token, 0, token.length, data, 0, data.length, new MessageProp(0, false));
             }
             return true;
-        } catch (GSSException e) {
+        } catch (GSSException | RuntimeException e) {
+            // RuntimeException: the mechanism's parser tripped over a malformed token.
             return false;
         }
     }
@@ -127,8 +128,8 @@ final class GssBody {
                 synchronized (gss) {
                     data = gss.unwrap(sealed, 0, sealed.length, prop);
                 }
-            } catch (GSSException e) {
-                throw new XdrException("the rpc_gss_priv_data does not unwrap: " + e.getMessage());
+            } catch (GSSException | RuntimeException e) {
+                throw new XdrException("the rpc_gss_priv_data does not unwrap: " + e);
             }
             if (!prop.getPrivacy()) {
                 throw new XdrException("the rpc_gss_priv_data was not encrypted");
