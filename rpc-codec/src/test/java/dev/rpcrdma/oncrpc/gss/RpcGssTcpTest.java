@@ -392,6 +392,37 @@ class RpcGssTcpTest {
         assertArrayEquals(new byte[] {48}, echo(client, context, new byte[] {48}));
     }
 
+    @Test
+    void garbageTokensUnderPrivacyAreRefusedAndTheContextGoesOn() throws Exception {
+        startServer(RpcGssLimits.DEFAULT);
+        RpcClient client = connect();
+        RpcGssClientContext context = establish(client, RpcGssService.PRIVACY);
+        try (Raw raw = new Raw()) {
+            // A verifier of random bytes (the MIC token's length kept): RPCSEC_GSS_CREDPROBLEM.
+            byte[] randomMic = raw.seal(context, ECHO, new byte[] {1});
+            ByteBuf b = Unpooled.wrappedBuffer(randomMic);
+            int verifierAt = 32 + ((b.getInt(28) + 3) & ~3);
+            byte[] noise = new byte[b.getInt(verifierAt + 4)];
+            ThreadLocalRandom.current().nextBytes(noise);
+            System.arraycopy(noise, 0, randomMic, verifierAt + 8, noise.length);
+            raw.send(randomMic);
+            assertEquals(AuthStat.RPCSEC_GSS_CREDPROBLEM, raw.reply().authStat());
+            // A privacy token altered inside (its header kept): GARBAGE_ARGS.
+            byte[] sealed = raw.seal(context, ECHO, new byte[100]);
+            sealed[sealed.length - 20] ^= 0x40;
+            raw.send(sealed);
+            assertEquals(AcceptStat.GARBAGE_ARGS, raw.reply().acceptStat());
+            // A privacy body that is not even a token.
+            byte[] junk = raw.seal(context, ECHO, new byte[100]);
+            java.util.Arrays.fill(junk, headerEnd(junk) + 4, junk.length, (byte) 0x5a);
+            raw.send(junk);
+            assertEquals(AcceptStat.GARBAGE_ARGS, raw.reply().acceptStat());
+            assertEquals(2, gss.stats().badBodies());
+            assertEquals(1, gss.stats().badVerifiers());
+        }
+        assertArrayEquals(new byte[] {9}, echo(client, context, new byte[] {9}));
+    }
+
     /** The offset just after the verifier of an encoded call. */
     private static int headerEnd(byte[] record) {
         ByteBuf b = Unpooled.wrappedBuffer(record);
