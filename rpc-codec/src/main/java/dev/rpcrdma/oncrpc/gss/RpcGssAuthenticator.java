@@ -54,7 +54,8 @@ public final class RpcGssAuthenticator implements RpcAuthenticator {
     private final LongSupplier clock;
     private final RpcGssStats stats = new RpcGssStats();
     private final GssContextTable table;
-    private final SecureRandom random = new SecureRandom();
+    /** Context handles: unpredictable, from a generator seeded once (no entropy read per INIT on the event loop). */
+    private final SecureRandom random = handleGenerator();
     private final GSSManager manager = GSSManager.getInstance();
     private volatile long nextWarn;
 
@@ -153,10 +154,13 @@ public final class RpcGssAuthenticator implements RpcAuthenticator {
             } catch (GSSException e) {
                 return initFailed(channel, call, null, e);
             }
-            byte[] handle = new byte[8];
-            random.nextBytes(handle);
-            context = new GssServerContext(new GssServerContext.Handle(handle), peer(channel), gss,
-                    limits.window());
+            GssServerContext.Handle handle;
+            do {
+                byte[] bytes = new byte[8];
+                random.nextBytes(bytes);
+                handle = new GssServerContext.Handle(bytes);
+            } while (table.get(handle) != null);
+            context = new GssServerContext(handle, peer(channel), gss, limits.window());
         } else {
             context = table.get(new GssServerContext.Handle(cred.handle));
             if (context == null || context.isEstablished()) {
@@ -305,6 +309,14 @@ public final class RpcGssAuthenticator implements RpcAuthenticator {
                     channel.alloc()));
         }
         return RpcAuthVerdict.accept(auth, arguments);
+    }
+
+    private static SecureRandom handleGenerator() {
+        try {
+            return SecureRandom.getInstance("DRBG");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            return new SecureRandom();
+        }
     }
 
     private static Object peer(Channel channel) {
