@@ -123,9 +123,14 @@ class RpcGssTcpTest {
     }
 
     private RpcClient connect() throws InterruptedException {
+        return connect("127.0.0.1");
+    }
+
+    /** A client connecting from {@code localAddress} (any 127/8 address: another peer for the server). */
+    private RpcClient connect(String localAddress) throws InterruptedException {
         Channel ch = new Bootstrap().group(group).channel(NioSocketChannel.class)
                 .handler(new TcpRpcClientInitializer(new RpcStats(), TcpRpcConfig.DEFAULT, Duration.ofSeconds(30)))
-                .connect(server.localAddress()).sync().channel();
+                .connect(server.localAddress(), new InetSocketAddress(localAddress, 0)).sync().channel();
         closeables.add(() -> ch.close().sync());
         return RpcClient.of(ch);
     }
@@ -281,6 +286,31 @@ class RpcGssTcpTest {
         RpcReplyException e = assertThrows(RpcReplyException.class, () -> echo(client, second, new byte[] {2}));
         assertEquals(AuthStat.RPCSEC_GSS_CREDPROBLEM, e.reply().authStat());
         assertEquals(1, gss.stats().unknownHandles());
+    }
+
+    /** A flood of INITs from one peer pushes out only that peer's oldest contexts; another peer's stays. */
+    @Test
+    void aFloodOfInitsFromOnePeerEvictsOnlyItsOwnOldestContexts() throws Exception {
+        startServer(RpcGssLimits.DEFAULT.withMaxContexts(100, 3));
+        RpcClient quiet = connect("127.0.0.2");
+        RpcGssClientContext kept = establish(quiet, RpcGssService.INTEGRITY);
+        RpcClient flooder = connect("127.0.0.1");
+        List<RpcGssClientContext> flood = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            flood.add(establish(flooder, RpcGssService.NONE));
+        }
+        assertEquals(4, gss.contexts(), "3 of the flooding peer's, 1 of the other");
+        assertEquals(7, gss.stats().contextsEvicted());
+        assertArrayEquals(new byte[] {1}, echo(quiet, kept, new byte[] {1}));
+        for (int i = 0; i < 10; i++) {
+            RpcGssClientContext c = flood.get(i);
+            if (i < 7) {
+                RpcReplyException e = assertThrows(RpcReplyException.class, () -> echo(flooder, c, new byte[] {2}));
+                assertEquals(AuthStat.RPCSEC_GSS_CREDPROBLEM, e.reply().authStat());
+            } else {
+                assertArrayEquals(new byte[] {3}, echo(flooder, c, new byte[] {3}));
+            }
+        }
     }
 
     /** A raw connection: calls sealed by a context, sent as bytes (so they can be replayed or altered). */
