@@ -199,3 +199,38 @@ REQ = {
 for k, v in {**REQ, **{'header-' + k: v for k, v in HEADERS.items()}}.items():
     save(rq, k, bytes([0]) + v)
 save(rq, 'backward-calls-over-grant', bytes([0x02]) + REQ['backward-call-null'] * 4)
+
+# ---- RPCSEC_GSS (RFC 2203 §5): credentials, INIT results, calls through the server's authenticator
+GSS = 'rpc-codec/src/test/resources/dev/rpcrdma/oncrpc/gss/RpcGssFuzzTestInputs/'
+def gss_cred(proc=0, seq=1, service=1, handle=b'\x01' * 8, version=1):
+    return w(version, proc, seq, service) + opaque(handle)
+c = GSS + 'gssCredential'
+save(c, 'data', gss_cred())
+save(c, 'init-no-handle', gss_cred(proc=1, seq=0, handle=b''))
+save(c, 'destroy-privacy', gss_cred(proc=3, service=3))
+save(c, 'version-2', gss_cred(version=2))
+save(c, 'unknown-proc', gss_cred(proc=4))
+save(c, 'unknown-service', gss_cred(service=0))
+save(c, 'handle-over-body', w(1, 0, 1, 1, 396) + b'h' * 8)
+save(c, 'trailing-bytes', gss_cred() + w(0))
+save(c, 'truncated', w(1, 0))
+i = GSS + 'gssInitResult'
+save(i, 'complete', opaque(b'\x01' * 8) + w(0, 0, 128) + opaque(b'token'))
+save(i, 'continue-needed', opaque(b'\x02' * 8) + w(1, 0, 128) + opaque(b'\x60' * 40))
+save(i, 'failure', opaque(b'') + w(0xd0000, 0x25ea10c, 0) + opaque(b''))
+save(i, 'token-over-bound', opaque(b'') + w(0, 0, 128, 0x100000) + b't' * 8)
+save(i, 'truncated', opaque(b'h'))
+a = GSS + 'gssAuthenticator'
+PROG1 = dict(prog_=1, vers=1)
+save(a, 'data-unknown-handle', call(cred=(6, gss_cred()), verf=(6, b'\x04\x04' + b'm' * 26), **PROG1))
+save(a, 'data-auth-none-verifier', call(cred=(6, gss_cred()), **PROG1))
+save(a, 'init-junk-token', call(cred=(6, gss_cred(proc=1, seq=0, handle=b'')), args=opaque(b'junk token'), **PROG1))
+save(a, 'init-krb5-header', call(cred=(6, gss_cred(proc=1, seq=0, handle=b'')),
+     args=opaque(bytes([0x60, 0x13, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x12, 0x01, 0x02, 0x02, 0x01, 0x00])
+                 + b'\x6e\x00'), **PROG1))
+save(a, 'init-token-over-bound', call(cred=(6, gss_cred(proc=1, seq=0, handle=b'')), args=w(0x7fffffff), **PROG1))
+save(a, 'init-with-handle', call(cred=(6, gss_cred(proc=1)), args=opaque(b'x'), **PROG1))
+save(a, 'continue-unknown-handle', call(cred=(6, gss_cred(proc=2)), args=opaque(b'x'), **PROG1))
+save(a, 'destroy-unknown-handle', call(cred=(6, gss_cred(proc=3)), verf=(6, b'm' * 28), **PROG1))
+save(a, 'credential-version-2', call(cred=(6, gss_cred(version=2)), **PROG1))
+save(a, 'credential-truncated', call(cred=(6, w(1, 0)), **PROG1))

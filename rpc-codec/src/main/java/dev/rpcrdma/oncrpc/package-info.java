@@ -14,7 +14,9 @@
  *   <li>{@link dev.rpcrdma.oncrpc.program}: typed programs declared once, served (blocking procedures on an
  *       executor) and called over any transport, advertised with rpcbind;</li>
  *   <li>{@link dev.rpcrdma.oncrpc.metrics}: per-server, per-client and per-connection metrics (HdrHistogram
- *       latencies, errors by kind, bytes), readable in code and as JMX MBeans.</li>
+ *       latencies, errors by kind, bytes), readable in code and as JMX MBeans;</li>
+ *   <li>{@link dev.rpcrdma.oncrpc.gss}: RPCSEC_GSS (RFC 2203) with Kerberos V5, server and client, through the
+ *       dispatcher's {@code RpcAuthenticator} and the client's {@code CallOptions.withSecurity} hooks.</li>
  * </ul>
  * The dispatcher and the client handler see only {@code InboundRpcMessage} / {@code OutboundRpcMessage}, so user
  * procedures never know which transport carries them.

@@ -13,7 +13,7 @@ import java.util.Arrays;
 public final class CallOptions {
 
     /** AUTH_NONE, the client's default timeout, no hints. */
-    public static final CallOptions DEFAULT = new CallOptions(OpaqueAuth.NONE, null, new int[0], 0);
+    public static final CallOptions DEFAULT = new CallOptions(OpaqueAuth.NONE, null, new int[0], 0, null);
 
     /**
      * What NULL (procedure 0) calls use: {@link #DEFAULT} with a 512-byte maximum reply (an RPC reply header with
@@ -25,18 +25,34 @@ public final class CallOptions {
     private final Duration timeout;
     private final int[] replyDdpItems;
     private final int maxReplySize;
+    private final RpcCallSecurity security;
 
-    private CallOptions(OpaqueAuth credential, Duration timeout, int[] replyDdpItems, int maxReplySize) {
+    private CallOptions(OpaqueAuth credential, Duration timeout, int[] replyDdpItems, int maxReplySize,
+                        RpcCallSecurity security) {
         this.credential = credential;
         this.timeout = timeout;
         this.replyDdpItems = replyDdpItems;
         this.maxReplySize = maxReplySize;
+        this.security = security;
+    }
+
+    /**
+     * With a security flavor that makes each call's credential, verifier and protected arguments and checks each
+     * reply (e.g. an RPCSEC_GSS context: {@code RpcGssClientContext}); replaces {@link #withCredential}. Null: none.
+     */
+    public CallOptions withSecurity(RpcCallSecurity security) {
+        return new CallOptions(credential, timeout, replyDdpItems, maxReplySize, security);
+    }
+
+    /** The security flavor, or null (the {@link #credential()} is sent as is, with an AUTH_NONE verifier). */
+    public RpcCallSecurity security() {
+        return security;
     }
 
     /** With this credential (e.g. {@code new AuthSysCredential(...).toOpaqueAuth()}). */
     public CallOptions withCredential(OpaqueAuth credential) {
         return new CallOptions(ObjectUtil.checkNotNull(credential, "credential"), timeout, replyDdpItems,
-                maxReplySize);
+                maxReplySize, security);
     }
 
     /** With this timeout instead of the client's default. */
@@ -45,7 +61,7 @@ public final class CallOptions {
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("timeout must be positive: " + timeout);
         }
-        return new CallOptions(credential, timeout, replyDdpItems, maxReplySize);
+        return new CallOptions(credential, timeout, replyDdpItems, maxReplySize, security);
     }
 
     /**
@@ -55,7 +71,7 @@ public final class CallOptions {
     public CallOptions withReplyHints(int maxDdpReplyItem, int maxReplySize) {
         ObjectUtil.checkPositiveOrZero(maxDdpReplyItem, "maxDdpReplyItem");
         return new CallOptions(credential, timeout, maxDdpReplyItem > 0 ? new int[] {maxDdpReplyItem} : new int[0],
-                ObjectUtil.checkPositiveOrZero(maxReplySize, "maxReplySize"));
+                ObjectUtil.checkPositiveOrZero(maxReplySize, "maxReplySize"), security);
     }
 
     /**
@@ -70,13 +86,13 @@ public final class CallOptions {
         for (int i = 0; i < copy.length; i++) {
             ObjectUtil.checkPositiveOrZero(copy[i], "maxSizes[" + i + "]");
         }
-        return new CallOptions(credential, timeout, copy, maxReplySize);
+        return new CallOptions(credential, timeout, copy, maxReplySize, security);
     }
 
     /** With the largest expected reply (0 = unknown), keeping the DDP-eligible item hints. */
     public CallOptions withMaxReplySize(int maxReplySize) {
         return new CallOptions(credential, timeout, replyDdpItems,
-                ObjectUtil.checkPositiveOrZero(maxReplySize, "maxReplySize"));
+                ObjectUtil.checkPositiveOrZero(maxReplySize, "maxReplySize"), security);
     }
 
     /** The credential. */
@@ -115,7 +131,8 @@ public final class CallOptions {
     @Override
     public String toString() {
         return "CallOptions(cred=" + credential + ", timeout=" + timeout + ", replyDdpItems="
-                + Arrays.toString(replyDdpItems) + ", maxReplySize=" + maxReplySize + ')';
+                + Arrays.toString(replyDdpItems) + ", maxReplySize=" + maxReplySize
+                + (security != null ? ", security=" + security : "") + ')';
     }
 
     /** Hint: largest expected reply. */

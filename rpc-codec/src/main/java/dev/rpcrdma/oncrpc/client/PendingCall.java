@@ -2,11 +2,14 @@ package dev.rpcrdma.oncrpc.client;
 
 import dev.rpcrdma.oncrpc.message.AcceptStat;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.ReplyStat;
 import dev.rpcrdma.oncrpc.message.RpcReply;
 import dev.rpcrdma.oncrpc.metrics.ProcedureMetrics;
 import dev.rpcrdma.oncrpc.metrics.RpcErrorKind;
 import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import dev.rpcrdma.oncrpc.xdr.XdrReader;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -43,6 +46,10 @@ final class PendingCall<T> implements Runnable {
     private RpcCallListener<? super T> listener;
     /** Set on the event loop by {@link RpcClientHandler#send}. */
     int xid;
+    /** What the options' {@link RpcCallSecurity} sealed the call with (null without one). */
+    Object securityState;
+    /** The largest reply accepted (0: any), set when the call is sent: the options', or the sealed call's. */
+    int maxReplySize;
     /** The XDR bytes of the call's arguments, recorded when it is sent (for a GARBAGE_ARGS answer's message). */
     int argsBytes;
     /** Deadline on the loop's ticker, and the neighbours in {@link CallTimeouts}'s list; event loop only. */
@@ -148,6 +155,28 @@ final class PendingCall<T> implements Runnable {
         if (metrics != null) {
             metrics.recordBytesIn(message.body().readableBytes() + message.body().placedBytes());
         }
+        RpcCallSecurity security = options.security();
+        ByteBuf opened = null;
+        if (security != null && ReplyStat.MSG_ACCEPTED.equals(reply.replyStat())) {
+            try {
+                opened = security.open(securityState, reply, message.body());
+            } catch (Throwable t) {
+                // A verifier that does not check, results that do not unprotect: the call fails, never hangs.
+                record(RpcErrorKind.DECODE);
+                failWith(t);
+                return;
+            }
+        }
+        try {
+            complete(reply, opened == null ? message.body() : new XdrReader(opened));
+        } finally {
+            if (opened != null) {
+                opened.release();
+            }
+        }
+    }
+
+    private void complete(RpcReply reply, XdrReader results) {
         if (!reply.isSuccess()) {
             record(RpcMetrics.kindOf(reply));
             failWith(AcceptStat.GARBAGE_ARGS.equals(reply.acceptStat())
@@ -157,7 +186,7 @@ final class PendingCall<T> implements Runnable {
         }
         T result;
         try {
-            result = decoder.decode(message.body());
+            result = decoder.decode(results);
         } catch (Throwable t) {
             // Whatever the decoder throws (XdrException, a bug, an assertion) ends this call, never hangs it.
             record(RpcErrorKind.DECODE);
@@ -213,6 +242,7 @@ final class PendingCall<T> implements Runnable {
         next = null;
         linked = false;
         handedOver = false;
+        securityState = null;
         metrics = null;
         procedureMetrics = null;
         owner.giveBack(this);

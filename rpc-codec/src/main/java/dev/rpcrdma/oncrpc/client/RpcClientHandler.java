@@ -4,6 +4,7 @@ import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcReply;
 import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
 import io.netty.channel.ChannelHandlerContext;
@@ -67,7 +68,8 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
     }
 
     /**
-     * Makes a reply larger than its call's maximum reply size ({@link CallOptions#maxReplySize()}, when not 0) fail
+     * Makes a reply larger than its call's maximum reply size ({@link CallOptions#maxReplySize()}, when not 0; under
+     * a {@link CallOptions#security() security flavor}, the sealed call's, with room for its verifier) fail
      * the call with {@link RpcReplyTooLargeException}, as RPC-over-RDMA fails it (ERR_CHUNK): for transports that
      * do not bound replies by the call's maximum themselves. The TCP client initializer turns it on.
      */
@@ -168,9 +170,27 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
             timeouts.add(call, call.channel.eventLoop());
         }
         // The message and its header come from a pool and go back when the transport releases the message.
-        OutboundRpcMessage message = OutboundRpcMessage.newCall(xid, call.program, call.version, call.procedure,
-                call.options.credential(), call.options.replyDdpItemsUnsafe(), call.options.maxReplySize(),
-                call.args);
+        OutboundRpcMessage message;
+        RpcCallSecurity security = call.options.security();
+        call.maxReplySize = call.options.maxReplySize();
+        if (security == null) {
+            message = OutboundRpcMessage.newCall(xid, call.program, call.version, call.procedure,
+                    call.options.credential(), call.options.replyDdpItemsUnsafe(), call.options.maxReplySize(),
+                    call.args);
+        } else {
+            RpcCallSecurity.Sealed sealed;
+            try {
+                sealed = security.seal(xid, call.program, call.version, call.procedure,
+                        call.options.replyDdpItems(), call.options.maxReplySize(), call.args, call.channel.alloc());
+            } catch (RpcException | RuntimeException e) {
+                fail(xid, e);
+                return;
+            }
+            call.securityState = sealed.state();
+            message = sealed.message();
+            // The flavor's own bound: room for its verifier and the protection of the results.
+            call.maxReplySize = ((RpcCall) message.header()).maxReplySize();
+        }
         // No promise per call: a transport that cannot send one call fires an RpcCallFailedEvent for its xid (e.g.
         // RPC-over-RDMA, RFC 8166 §4.5.4), any other write failure reaches exceptionCaught and closes the
         // connection, which fails every pending call; either way the call does not wait for its timeout.
@@ -215,7 +235,7 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
         if (backchannel != null && backchannel.role() == RpcBackchannel.Role.CALLER) {
             stats.recordBackwardReplyReceived();
         }
-        int max = call.options.maxReplySize();
+        int max = call.maxReplySize;
         if (checkReplySize && max > 0 && message.size() > max) {
             RpcReplyTooLargeException e = new RpcReplyTooLargeException(reply.xid(), message.size(), max);
             call.recordFailure(e);

@@ -57,11 +57,23 @@ public final class OutboundRpcMessage extends AbstractReferenceCounted {
      */
     public static OutboundRpcMessage newCall(int xid, int program, int version, int procedure, OpaqueAuth credential,
                                              int[] replyDdpItems, int maxReplySize, XdrPayload args) {
+        return newCall(xid, program, version, procedure, credential, OpaqueAuth.NONE, replyDdpItems, maxReplySize,
+                args);
+    }
+
+    /**
+     * {@link #newCall(int, int, int, int, OpaqueAuth, int[], int, XdrPayload)} with a verifier (e.g. RPCSEC_GSS's
+     * MIC of the header, RFC 2203 §5.3.1).
+     */
+    public static OutboundRpcMessage newCall(int xid, int program, int version, int procedure, OpaqueAuth credential,
+                                             OpaqueAuth verifier, int[] replyDdpItems, int maxReplySize,
+                                             XdrPayload args) {
         ObjectUtil.checkNotNull(credential, "credential");
+        ObjectUtil.checkNotNull(verifier, "verifier");
         ObjectUtil.checkNotNull(replyDdpItems, "replyDdpItems");
         ObjectUtil.checkPositiveOrZero(maxReplySize, "maxReplySize");
         return pooled(RpcCall.pooled(xid, RpcCall.RPC_VERSION, program, version, procedure, credential,
-                OpaqueAuth.NONE, null, replyDdpItems, maxReplySize), ObjectUtil.checkNotNull(args, "args"));
+                verifier, null, replyDdpItems, maxReplySize), ObjectUtil.checkNotNull(args, "args"));
     }
 
     /**
@@ -72,14 +84,23 @@ public final class OutboundRpcMessage extends AbstractReferenceCounted {
      *         status; {@code results} is released
      */
     public static OutboundRpcMessage newReply(int xid, AcceptStat stat, XdrPayload results) {
+        return newReply(xid, OpaqueAuth.NONE, stat, results);
+    }
+
+    /**
+     * {@link #newReply(int, AcceptStat, XdrPayload)} with a verifier (e.g. RPCSEC_GSS's MIC of the sequence number,
+     * RFC 2203 §5.3.3.2).
+     */
+    public static OutboundRpcMessage newReply(int xid, OpaqueAuth verifier, AcceptStat stat, XdrPayload results) {
         ObjectUtil.checkNotNull(results, "results");
+        ObjectUtil.checkNotNull(verifier, "verifier");
         if (AcceptStat.PROG_MISMATCH.equals(ObjectUtil.checkNotNull(stat, "stat"))
                 || !AcceptStat.SUCCESS.equals(stat) && results.inlineLength() != 0) {
             results.release();
             throw new IllegalArgumentException("a " + stat + " reply from newReply: PROG_MISMATCH needs "
                     + "RpcReply.progMismatch, and only SUCCESS carries results");
         }
-        return pooled(RpcReply.pooledAccepted(xid, OpaqueAuth.NONE, stat), results);
+        return pooled(RpcReply.pooledAccepted(xid, verifier, stat), results);
     }
 
     private static OutboundRpcMessage pooled(RpcMessage header, XdrPayload body) {

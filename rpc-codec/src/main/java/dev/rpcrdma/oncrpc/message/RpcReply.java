@@ -129,6 +129,18 @@ public final class RpcReply extends RpcMessage {
                 ObjectUtil.checkNotNull(why, "why"), 0, 0);
     }
 
+    /**
+     * This reply with {@code verifier} if it is MSG_ACCEPTED (a security flavor's reply verifier), otherwise this
+     * reply (MSG_DENIED carries none). An immutable value.
+     */
+    public RpcReply withVerifier(OpaqueAuth verifier) {
+        ObjectUtil.checkNotNull(verifier, "verifier");
+        if (!ReplyStat.MSG_ACCEPTED.equals(replyStat)) {
+            return copy();
+        }
+        return new RpcReply(xid(), replyStat, verifier, acceptStat, rejectStat, authStat, mismatchLow, mismatchHigh);
+    }
+
     @Override
     public MsgType msgType() {
         return MsgType.REPLY;

@@ -3,10 +3,12 @@ package dev.rpcrdma.oncrpc.server;
 import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.message.AcceptStat;
+import dev.rpcrdma.oncrpc.message.AuthFlavor;
 import dev.rpcrdma.oncrpc.message.AuthStat;
 import dev.rpcrdma.oncrpc.message.AuthSysCredential;
 import dev.rpcrdma.oncrpc.message.OpaqueAuth;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
+import dev.rpcrdma.oncrpc.message.ReplyStat;
 import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcReply;
 import dev.rpcrdma.oncrpc.metrics.ProcedureMetrics;
@@ -61,6 +63,8 @@ public final class RpcCallContext {
     private OpaqueAuth credential;
     private OpaqueAuth verifier;
     private AuthSysCredential authSys;
+    /** Null unless an {@link RpcAuthenticator} accepted the call (e.g. RPCSEC_GSS). */
+    private RpcCallAuth auth;
     /** Event loop only: the dispatcher is running the procedure, and whether it answered meanwhile on the loop. */
     private boolean dispatching;
     private boolean answeredWhileDispatching;
@@ -87,6 +91,12 @@ public final class RpcCallContext {
      * procedure with {@link #dispatching()} and {@link #dispatched()}. Event loop only.
      */
     static RpcCallContext newInstance(ChannelHandlerContext ctx, RpcCall call, AuthSysCredential authSys) {
+        return newInstance(ctx, call, authSys, null);
+    }
+
+    /** {@link #newInstance(ChannelHandlerContext, RpcCall, AuthSysCredential)} of a call {@code auth} accepted. */
+    static RpcCallContext newInstance(ChannelHandlerContext ctx, RpcCall call, AuthSysCredential authSys,
+                                      RpcCallAuth auth) {
         RpcCallContext c = POOL.get();
         c.ctx = ctx;
         c.xid = call.xid();
@@ -96,6 +106,7 @@ public final class RpcCallContext {
         c.credential = call.credential();
         c.verifier = call.verifier();
         c.authSys = authSys;
+        c.auth = auth;
         c.call = call.isPooled() ? null : call;
         return c;
     }
@@ -118,6 +129,7 @@ public final class RpcCallContext {
             credential = null;
             verifier = null;
             authSys = null;
+            auth = null;
             call = null;
             metrics = null;
             procedureMetrics = null;
@@ -151,6 +163,32 @@ public final class RpcCallContext {
     /** The decoded AUTH_SYS credential, or null if the call used another flavor. */
     public AuthSysCredential authSys() {
         return authSys;
+    }
+
+    /** The flavor the call came with (AUTH_NONE, AUTH_SYS, RPCSEC_GSS...). */
+    public AuthFlavor flavor() {
+        return auth != null ? auth.flavor() : credential.flavor();
+    }
+
+    /**
+     * What protects the call's arguments and its reply's results: {@link RpcProtection#NONE} unless an
+     * authenticator accepted it with more (RPCSEC_GSS integrity: krb5i, privacy: krb5p).
+     */
+    public RpcProtection protection() {
+        return auth != null ? auth.protection() : RpcProtection.NONE;
+    }
+
+    /**
+     * How an {@link RpcAuthenticator} authenticated the call (principal, identity, protection), or null when no
+     * authenticator handled its flavor (AUTH_NONE, AUTH_SYS: see {@link #authSys()}).
+     */
+    public RpcCallAuth auth() {
+        return auth;
+    }
+
+    /** The caller identity the authenticator's mapper made of the principal, or null without one. */
+    public Object identity() {
+        return auth != null ? auth.identity() : null;
     }
 
     /** The channel the call came in on (for its address or attributes; do not write to it directly). */
@@ -279,8 +317,18 @@ public final class RpcCallContext {
         if (dispatching && ctx.executor().inEventLoop()) {
             answeredWhileDispatching = true; // reused once the procedure returns (see dispatched())
         }
-        OutboundRpcMessage message = reply != null ? new OutboundRpcMessage(reply, body)
-                : OutboundRpcMessage.newReply(xid, stat, body);
+        OutboundRpcMessage message;
+        RpcCallAuth a = auth;
+        if (a == null) {
+            message = reply != null ? new OutboundRpcMessage(reply, body)
+                    : OutboundRpcMessage.newReply(xid, stat, body);
+        } else if (reply == null || ReplyStat.MSG_ACCEPTED.equals(reply.replyStat())
+                && !AcceptStat.PROG_MISMATCH.equals(reply.acceptStat())) {
+            // The flavor's verifier, and the results protected (RFC 2203 §5.3.3.2).
+            message = a.protect(xid, reply == null ? stat : reply.acceptStat(), body, ctx.alloc());
+        } else {
+            message = new OutboundRpcMessage(a.protect(reply), body);
+        }
         if (metrics != null) {
             metrics.recordBytesOut(body.inlineLength());
             metrics.recordCall(procedureMetrics, System.nanoTime() - startNanos,

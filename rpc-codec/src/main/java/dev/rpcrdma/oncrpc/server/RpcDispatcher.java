@@ -15,6 +15,7 @@ import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import dev.rpcrdma.oncrpc.xdr.XdrReader;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -23,12 +24,17 @@ import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * Server side of RFC 5531: receives decoded {@link InboundRpcMessage}s (from the TCP codec or an RPC-over-RDMA
  * handler), finds the procedure in the {@link RpcProgramRegistry} and runs it; writes
  * {@link OutboundRpcMessage} replies. Answers on its own, per RFC 5531 §9:
  * <ul>
  *   <li>rpcvers != 2: MSG_DENIED RPC_MISMATCH(2, 2);</li>
+ *   <li>a flavor with an {@link RpcAuthenticator} ({@link #withAuthenticator}, e.g. RPCSEC_GSS): whatever it
+ *       decides (its own answers, AUTH_ERROR, a silent drop, or the call with its arguments unwrapped);</li>
  *   <li>a credential/verifier the decoder flagged (body over 400 bytes) or an AUTH_SYS credential that does not
  *       decode: MSG_DENIED AUTH_ERROR (AUTH_BADCRED / AUTH_BADVERF);</li>
  *   <li>unknown program: PROG_UNAVAIL; known program, unknown version: PROG_MISMATCH(lowest, highest
@@ -60,6 +66,8 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
     private final RpcProgramRegistry registry;
     private final RpcStats stats;
     private final RpcMetrics metrics;
+    /** Flavors handled before any procedure runs (RPCSEC_GSS...); usually none or one. */
+    private final RpcAuthenticator[] authenticators;
 
     /** A dispatcher serving the programs of {@code registry}. */
     public RpcDispatcher(RpcProgramRegistry registry, RpcStats stats) {
@@ -71,9 +79,42 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
      * none): calls, errors and latency (dispatch to the reply's write) per procedure, bytes of arguments and results.
      */
     public RpcDispatcher(RpcProgramRegistry registry, RpcStats stats, RpcMetrics metrics) {
+        this(registry, stats, metrics, new RpcAuthenticator[0]);
+    }
+
+    private RpcDispatcher(RpcProgramRegistry registry, RpcStats stats, RpcMetrics metrics,
+                          RpcAuthenticator[] authenticators) {
         this.registry = ObjectUtil.checkNotNull(registry, "registry");
         this.stats = ObjectUtil.checkNotNull(stats, "stats");
         this.metrics = metrics;
+        this.authenticators = authenticators;
+    }
+
+    /**
+     * A dispatcher like this one that hands every call of {@code authenticator}'s flavor to it before any procedure
+     * runs (e.g. RPCSEC_GSS: {@code dev.rpcrdma.oncrpc.gss.RpcGssAuthenticator}); it replaces an authenticator of
+     * the same flavor. Calls it accepts reach their procedure with {@link RpcCallContext#auth()} set and are answered
+     * through it (verifier, protected results).
+     */
+    public RpcDispatcher withAuthenticator(RpcAuthenticator authenticator) {
+        ObjectUtil.checkNotNull(authenticator, "authenticator");
+        List<RpcAuthenticator> list = new ArrayList<>();
+        for (RpcAuthenticator a : authenticators) {
+            if (!a.flavor().equals(authenticator.flavor())) {
+                list.add(a);
+            }
+        }
+        list.add(authenticator);
+        return new RpcDispatcher(registry, stats, metrics, list.toArray(new RpcAuthenticator[0]));
+    }
+
+    private RpcAuthenticator authenticator(AuthFlavor flavor) {
+        for (RpcAuthenticator a : authenticators) {
+            if (a.flavor().equals(flavor)) {
+                return a;
+            }
+        }
+        return null;
     }
 
     /** The metrics recorded into, or null. */
@@ -131,6 +172,46 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
             answer(ctx, RpcReply.authError(call.xid(), call.authError()));
             return;
         }
+        RpcCallAuth auth = null;
+        ByteBuf unwrapped = null;
+        RpcAuthenticator authenticator = authenticators.length == 0 ? null
+                : authenticator(call.credential().flavor());
+        if (authenticator != null) {
+            RpcAuthVerdict verdict;
+            try {
+                verdict = authenticator.authenticate(ctx.channel(), call, message);
+            } catch (RuntimeException e) {
+                logger.warn("{} {} authenticator failed for {}", ctx.channel(), authenticator.flavor(), call, e);
+                verdict = RpcAuthVerdict.deny(AuthStat.AUTH_FAILED);
+            }
+            switch (verdict.kind()) {
+                case DROP:
+                    recordRefusal(ctx, RpcErrorKind.DENIED);
+                    return;
+                case DENY:
+                    recordRefusal(ctx, RpcErrorKind.DENIED);
+                    answer(ctx, RpcReply.authError(call.xid(), verdict.authStat()));
+                    return;
+                case ANSWER:
+                    ctx.writeAndFlush(verdict.reply()).addListener(LOG_WRITE_FAILURE);
+                    return;
+                default:
+                    auth = verdict.auth();
+                    unwrapped = verdict.arguments();
+                    break;
+            }
+        }
+        try {
+            dispatch(ctx, call, auth, unwrapped == null ? message.body() : new XdrReader(unwrapped), start);
+        } finally {
+            if (unwrapped != null) {
+                unwrapped.release();
+            }
+        }
+    }
+
+    private void dispatch(ChannelHandlerContext ctx, RpcCall call, RpcCallAuth auth, XdrReader arguments,
+                          long start) {
         AuthSysCredential authSys = null;
         if (AuthFlavor.AUTH_SYS.equals(call.credential().flavor())) {
             try {
@@ -143,29 +224,28 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
             }
         }
         RpcProgramRegistry.Lookup found = registry.lookup(call.program(), call.version(), call.procedure());
-        if (found.procedure == RpcProcedure.NULL && metrics == null) {
+        if (found.procedure == RpcProcedure.NULL && metrics == null && auth == null) {
             // The built-in NULL procedure (RFC 5531 convention: no arguments, an empty SUCCESS): answered here,
             // with a pooled reply and no write future, so a ping costs no object.
             ctx.writeAndFlush(OutboundRpcMessage.newReply(call.xid(), AcceptStat.SUCCESS, XdrPayload.empty()),
                     RpcCallContext.voidPromise(ctx.channel()));
             return;
         }
-        RpcCallContext context = RpcCallContext.newInstance(ctx, call, authSys);
+        RpcCallContext context = RpcCallContext.newInstance(ctx, call, authSys, auth);
         context.dispatching();
         try {
             if (metrics != null) {
                 RpcMetrics m = metrics.forChannel(ctx.channel());
-                XdrReader body = message.body();
-                m.recordBytesIn(body.readableBytes() + body.placedBytes());
+                m.recordBytesIn(arguments.readableBytes() + arguments.placedBytes());
                 context.measure(m, m.procedure(call.program(), call.version(), call.procedure()), start);
             }
-            run(ctx, call, message, found, context);
+            run(ctx, call, arguments, found, context);
         } finally {
             context.dispatched();
         }
     }
 
-    private static void run(ChannelHandlerContext ctx, RpcCall call, InboundRpcMessage message,
+    private static void run(ChannelHandlerContext ctx, RpcCall call, XdrReader arguments,
                             RpcProgramRegistry.Lookup found, RpcCallContext context) {
         if (!found.programKnown) {
             context.replyError(AcceptStat.PROG_UNAVAIL);
@@ -180,7 +260,7 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
             return;
         }
         try {
-            found.procedure.call(context, message.body());
+            found.procedure.call(context, arguments);
         } catch (XdrException e) {
             GARBAGE_ARGS_LOG.warn(ctx.channel(), call, e);
             if (!context.isReplied()) {
