@@ -115,7 +115,7 @@ public enum RdmaFabric {
         static void warnOnce() {
             if (LOGGED.compareAndSet(false, true)) {
                 InternalLoggerFactory.getInstance(RdmaFabric.class).warn(
-                        "{}=auto: using the in-process software fabric, which only this JVM can reach; {}",
+                        "fabric auto ({}): using the in-process software fabric, which only this JVM can reach; {}",
                         PROPERTY, Rdma.unavailabilityMessage());
             }
         }
