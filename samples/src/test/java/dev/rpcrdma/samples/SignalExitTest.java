@@ -53,6 +53,18 @@ class SignalExitTest {
     }
 
     @Test
+    void versionPrintsNoLoggingNoise() throws Exception {
+        // rpcrdma-oncrpc4j brings oncrpc4j and SLF4J: the samples' binding keeps SLF4J's "no binding" lines away.
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), "dev.rpcrdma.samples.echo.EchoCommand", "--version")
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out);
+        assertTrue(out.startsWith("run-echo "), out);
+        assertEquals(2, out.lines().count(), "the version and the Netty/Java line only: " + out);
+    }
+
+    @Test
     void theEchoServerExitsWithZeroOnCtrlC() throws Exception {
         Stopped s = stop("INT", "Ctrl-C stops it", "dev.rpcrdma.samples.echo.EchoCommand", "server",
                 "--transport", "tcp", "--address", "127.0.0.1", "--port", "0");
