@@ -5,8 +5,9 @@ import dev.rpcrdma.channel.fabric.Fabric;
 /**
  * Tells whether real RDMA (libibverbs + librdmacm + a usable RDMA device) is available on this host, in the style
  * of Netty's {@code Epoll}: {@link #isAvailable()}, {@link #ensureAvailability()} and
- * {@link #unavailabilityCause()} explaining what is missing and how to fix it. Checked once, by the native fabric,
- * when this class initializes.
+ * {@link #unavailabilityCause()} explaining what is missing and how to fix it; {@link #unavailabilityMessage()} is
+ * the one-line message every refusal of the native fabric uses. Checked once, by the native fabric, when this class
+ * initializes.
  */
 public final class Rdma {
     private static final Throwable UNAVAILABILITY_CAUSE = nativeUnavailabilityCause();
@@ -19,12 +20,32 @@ public final class Rdma {
         return UNAVAILABILITY_CAUSE == null;
     }
 
-    /** Throws {@link UnsatisfiedLinkError} with {@link #unavailabilityCause()} as its cause if RDMA is unusable. */
+    /**
+     * Throws {@link UnsatisfiedLinkError} with {@link #unavailabilityMessage()} and {@link #unavailabilityCause()}
+     * as its cause if RDMA is unusable.
+     */
     public static void ensureAvailability() {
         if (UNAVAILABILITY_CAUSE != null) {
-            throw (Error) new UnsatisfiedLinkError("RDMA is not available: " + UNAVAILABILITY_CAUSE.getMessage())
-                    .initCause(UNAVAILABILITY_CAUSE);
+            throw (Error) new UnsatisfiedLinkError(unavailabilityMessage()).initCause(UNAVAILABILITY_CAUSE);
         }
+    }
+
+    /**
+     * Why RDMA is unusable here and what to do, as one line ({@code "RDMA is not available: <cause>: <remedy>"},
+     * for example {@code "RDMA is not available: no RDMA device (/sys/class/infiniband does not exist): for
+     * Soft-RoCE load rdma_rxe and run `rdma link add rxe0 type rxe netdev <if>` ..."}), or null if it is available.
+     */
+    public static String unavailabilityMessage() {
+        return UNAVAILABILITY_CAUSE == null ? null : "RDMA is not available: " + firstLine(UNAVAILABILITY_CAUSE);
+    }
+
+    private static String firstLine(Throwable t) {
+        String m = t.getMessage();
+        if (m == null || m.isBlank()) {
+            return t.getClass().getSimpleName();
+        }
+        int nl = m.indexOf('\n');
+        return (nl < 0 ? m : m.substring(0, nl)).strip();
     }
 
     /** Why RDMA is unusable (with what to install or load), or null if it is available. */

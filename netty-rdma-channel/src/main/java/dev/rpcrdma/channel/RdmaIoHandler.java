@@ -134,12 +134,20 @@ public final class RdmaIoHandler implements IoHandler {
         fabric.loopStarted();
     }
 
-    /** A factory with the default configuration (fabric from {@code -Ddev.rpcrdma.fabric}). */
+    /**
+     * A factory with the default configuration: the native fabric (or the one {@code -Ddev.rpcrdma.fabric} names).
+     *
+     * @throws IllegalStateException when the native fabric is not available here (see {@link Rdma})
+     */
     public static IoHandlerFactory newFactory() {
         return newFactory(new RdmaIoHandlerConfig());
     }
 
-    /** A factory with the given configuration (copied). */
+    /**
+     * A factory with the given configuration (copied).
+     *
+     * @throws IllegalStateException when the configuration names no fabric and the native one is not available
+     */
     public static IoHandlerFactory newFactory(RdmaIoHandlerConfig config) {
         RdmaIoHandlerConfig copy = ObjectUtil.checkNotNull(config, "config").copy();
         return executor -> new RdmaIoHandler(executor, copy);

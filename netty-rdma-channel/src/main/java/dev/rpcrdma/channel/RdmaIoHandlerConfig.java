@@ -14,8 +14,11 @@ public final class RdmaIoHandlerConfig {
     private int maxEvents = 128;
 
     /**
-     * The fabric's SPI implementation (the one {@link RdmaFabric#select()} chooses when unset). The fabric SPI is
-     * internal: applications choose with {@link #fabric(RdmaFabric)}.
+     * The fabric's SPI implementation (when unset, the one {@link RdmaFabric#select()} chooses: native unless
+     * {@code -Ddev.rpcrdma.fabric} says otherwise). The fabric SPI is internal: applications choose with
+     * {@link #fabric(RdmaFabric)}.
+     *
+     * @throws IllegalStateException when unset and the native fabric is not available here
      */
     public Fabric fabric() {
         return fabric != null ? fabric : RdmaFabric.selectSpi();

@@ -1,5 +1,6 @@
 package dev.rpcrdma.channel;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -31,6 +32,7 @@ class RdmaTest {
         assertTrue(msg.contains("rdma_rxe"), msg);
         UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, Rdma::ensureAvailability);
         assertSame(cause, e.getCause());
-        assertTrue(e.getMessage().contains("no RDMA device"), e.getMessage());
+        assertEquals("RDMA is not available: " + msg, e.getMessage());
+        assertEquals(e.getMessage(), Rdma.unavailabilityMessage());
     }
 }

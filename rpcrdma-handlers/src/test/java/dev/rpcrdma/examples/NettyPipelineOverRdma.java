@@ -23,7 +23,8 @@ import java.net.InetSocketAddress;
 
 /**
  * An existing Netty ONC RPC server that reads whole RPC messages as ByteBufs and writes record-marked replies (its
- * TCP pipeline: a record-mark frame decoder, then this handler) moved to RDMA by swapping only its framing.
+ * TCP pipeline: a record-mark frame decoder, then this handler) moved to RDMA: the event loop's I/O handler, the
+ * channel classes and the framing change; the handler does not.
  */
 public final class NettyPipelineOverRdma {
     static final int PROG = 0x20000099, VERS = 1, ECHO = 1;
@@ -50,10 +51,17 @@ public final class NettyPipelineOverRdma {
     }
 
     public static void main(String[] args) throws Exception {
+        // Over TCP: new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory())
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(
                 RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().fabric(RdmaFabric.SOFTWARE)));
         try {
-            // Over TCP: .childHandler(ch -> ch.pipeline().addLast(new MyRecordMarkDecoder(), new EchoHandler()))
+            // Over TCP: .channel(NioServerSocketChannel.class)
+            //     .childHandler(new ChannelInitializer<SocketChannel>() {
+            //         @Override
+            //         protected void initChannel(SocketChannel ch) {
+            //             ch.pipeline().addLast(new MyRecordMarkDecoder(), new EchoHandler());
+            //         }
+            //     })
             RpcRdmaFraming framing = RpcRdmaFraming.of(RpcRdmaConfig.DEFAULT).withRecordMarks(true);
             Channel server = new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
                     .childHandler(framing.server(p -> p.addLast(new EchoHandler())))

@@ -27,7 +27,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>java -cp benchmarks.jar dev.rpcrdma.benchmarks.vm.IdleConnections [N [ROUND_TRIPS [ADDRESS [SRQ_DEPTH]]]]</pre>
  * defaults: 1000 idle connections, 5000 round trips of 64 bytes, {@code $VM_RDMA_ADDR} or 127.0.0.1, no shared
- * receive queue; the fabric is {@code -Ddev.rpcrdma.fabric} (auto: native where a device is usable, else software).
+ * receive queue; the fabric is native unless {@code -Ddev.rpcrdma.fabric} names another ({@code software}, or
+ * {@code auto}: native where a device is usable, else software).
  * Accepted ends have 2 send slots of 1 KiB; without a shared receive queue the idle sizes below, with one
  * ({@code SRQ_DEPTH} > 0) the default receive sizes (4 KiB buffers, 16 spare) through the loop's shared queue.
  */

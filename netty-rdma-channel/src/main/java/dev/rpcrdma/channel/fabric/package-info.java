@@ -21,6 +21,7 @@
  * <p>Implementations: {@code dev.rpcrdma.channel.fabric.software} (pure Java, in-process) and
  * {@code dev.rpcrdma.channel.fabric.ibverbs} (native, over {@code dev.rpcrdma.channel.verbs}, found as a
  * {@link java.util.ServiceLoader} service by {@link dev.rpcrdma.channel.fabric.Fabrics}). This package imports
- * neither: {@code dev.rpcrdma.channel.RdmaFabric} selects one ({@code -Ddev.rpcrdma.fabric=software|native|auto}).
+ * neither: {@code dev.rpcrdma.channel.RdmaFabric} selects one (native unless
+ * {@code -Ddev.rpcrdma.fabric=software|auto} says otherwise).
  */
 package dev.rpcrdma.channel.fabric;

@@ -101,13 +101,24 @@ public final class CallbackDemo {
             t = DemoTransport.tcp();
         } else if ("rdma".equals(transport)) {
             RdmaFabric fabric;
-            try {
-                // auto on a loopback address: no RoCE device answers there, only the in-process fabric does.
-                fabric = "auto".equals(fabricName) && address.startsWith("127.") ? RdmaFabric.SOFTWARE
-                        : RdmaFabric.select(fabricName);
-            } catch (IllegalArgumentException | IllegalStateException e) {
-                err.println("run-callback-demo: " + e.getMessage());
-                return 2;
+            switch (fabricName) {
+                // auto: the device when there is one and the address is not loopback (no RoCE device answers
+                // there); else the in-process fabric, which serves this demo's client in the same JVM.
+                case "auto" -> fabric = RdmaFabric.NATIVE.isAvailable() && !address.startsWith("127.")
+                        ? RdmaFabric.NATIVE : RdmaFabric.SOFTWARE;
+                case "software" -> fabric = RdmaFabric.SOFTWARE;
+                case "native" -> {
+                    if (!RdmaFabric.NATIVE.isAvailable()) {
+                        err.println("run-callback-demo: "
+                                + EchoCommand.nativeRefusal("use --transport tcp, or --fabric software"));
+                        return 2;
+                    }
+                    fabric = RdmaFabric.NATIVE;
+                }
+                default -> {
+                    err.println("run-callback-demo: --fabric must be auto, software or native, not " + fabricName);
+                    return 2;
+                }
             }
             t = DemoTransport.rdma(fabric);
         } else {

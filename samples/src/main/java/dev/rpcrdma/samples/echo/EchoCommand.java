@@ -48,10 +48,11 @@ public final class EchoCommand {
     }
 
     /**
-     * {@code samples/run-echo}: exits with the command's code; a server that was stopped by Ctrl-C returns (the
-     * JVM is already exiting).
+     * {@code samples/run-echo}: exits with the command's code; a server stopped by Ctrl-C (SIGINT) or SIGTERM
+     * exits with 0 once it has printed its summary ({@link #stoppedBySignal()}).
      */
     public static void main(String[] args) {
+        exitZeroWhenStoppedBySignal();
         int code = run(args, System.out, System.err, role -> command(role, true));
         if (code != OK || !isServer(args)) {
             System.exit(code);
@@ -265,6 +266,38 @@ public final class EchoCommand {
         return "will not listen on the in-process software fabric, which only this JVM can reach: " + reason
                 + ". Use --transport tcp, an RDMA device (--fabric native --address <its IP>), or --fabric software"
                 + " to listen anyway";
+    }
+
+    /**
+     * The refusal of {@code --fabric native} where RDMA is unusable, the same in every sample: the library's
+     * {@link Rdma#unavailabilityMessage()} (the cause and what to install or load), then {@code alternatives},
+     * the sample's other options (e.g. "use --transport tcp").
+     */
+    public static String nativeRefusal(String alternatives) {
+        String why = Rdma.unavailabilityMessage();
+        return (why != null ? why : "RDMA is not available: the native fabric is not usable") + "; or "
+                + alternatives;
+    }
+
+    /** Set by the samples' {@code main}: a server stopped by SIGINT or SIGTERM then ends the JVM with status 0. */
+    private static volatile boolean exitZeroWhenStopped;
+
+    /** Called by a sample's {@code main}: from now on a server stopped by a signal exits with status 0. */
+    public static void exitZeroWhenStoppedBySignal() {
+        exitZeroWhenStopped = true;
+    }
+
+    /**
+     * Called by a server's shutdown hook once the server has stopped and printed its summary: the JVM was asked to
+     * exit by SIGINT (Ctrl-C) or SIGTERM, and a clean stop is status 0, not 130 or 143 (what the JVM's own exit
+     * on a signal gives); so it halts with 0 when a {@code main} asked for it. Tests never halt.
+     */
+    public static void stoppedBySignal() {
+        if (exitZeroWhenStopped) {
+            System.out.flush();
+            System.err.flush();
+            Runtime.getRuntime().halt(OK);
+        }
     }
 
     /**

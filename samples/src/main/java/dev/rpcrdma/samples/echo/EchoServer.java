@@ -232,7 +232,9 @@ public final class EchoServer implements AutoCloseable {
         Thread hook = new Thread(() -> {
             stop.countDown();
             try {
-                stopped.await(5, TimeUnit.SECONDS);
+                if (stopped.await(5, TimeUnit.SECONDS)) {
+                    EchoCommand.stoppedBySignal();
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

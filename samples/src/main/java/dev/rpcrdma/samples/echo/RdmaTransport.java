@@ -84,13 +84,15 @@ final class RdmaTransport implements EchoTransport {
         clientConfig = base.withMaxRequests(options.credits);
     }
 
+    /** What {@code run-echo} offers instead of a native fabric that is not available. */
+    static final String NATIVE_ALTERNATIVES = "use --transport tcp, or --fabric software within one JVM";
+
     private static RdmaFabric selectFabric(String selector) {
         if ("software".equals(selector)) {
             return RdmaFabric.SOFTWARE;
         }
         if (!Rdma.isAvailable()) {
-            throw new UserError("RDMA is not available here: " + Diagnosis.firstLine(Rdma.unavailabilityCause())
-                    + " (or use --fabric software within one JVM, or --transport tcp)");
+            throw new UserError(EchoCommand.nativeRefusal(NATIVE_ALTERNATIVES));
         }
         try {
             return RdmaFabric.select("native");

@@ -25,8 +25,12 @@ public final class Nfs4Command {
     private Nfs4Command() {
     }
 
-    /** {@code samples/run-nfs-server}: exits with the command's code unless stopped by Ctrl-C (then it returns). */
+    /**
+     * {@code samples/run-nfs-server}: exits with the command's code; stopped by Ctrl-C (SIGINT) or SIGTERM it exits
+     * with 0 once it has printed its summary.
+     */
     public static void main(String[] args) {
+        EchoCommand.exitZeroWhenStoppedBySignal();
         int code = run(args, System.out, System.err, new CountDownLatch(1), true);
         if (code != OK) {
             System.exit(code);
@@ -79,7 +83,9 @@ public final class Nfs4Command {
         Thread hook = new Thread(() -> {
             stop.countDown();
             try {
-                stopped.await(5, TimeUnit.SECONDS);
+                if (stopped.await(5, TimeUnit.SECONDS)) {
+                    EchoCommand.stoppedBySignal();
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -110,10 +116,10 @@ public final class Nfs4Command {
         StringBuilder b = new StringBuilder("NFSv4.1 server exporting ")
                 .append(o.export != null ? o.export.toAbsolutePath() : "an in-memory tree (lost at exit)");
         if (server.tcpAddress() != null) {
-            b.append(", TCP ").append(hostPort(server.tcpAddress()));
+            b.append(", TCP ").append(hostPort(o, server.tcpAddress()));
         }
         if (server.rdmaAddress() != null) {
-            b.append(", RDMA ").append(hostPort(server.rdmaAddress()));
+            b.append(", RDMA ").append(hostPort(o, server.rdmaAddress()));
         }
         b.append(". Mount as root: mount -t nfs -o vers=4.1");
         if (server.tcpAddress() != null) {
@@ -124,7 +130,20 @@ public final class Nfs4Command {
         return b.append(" HOST:/ DIR. Ctrl-C stops it").toString();
     }
 
-    private static String hostPort(java.net.InetSocketAddress a) {
-        return a.getAddress().getHostAddress() + ":" + a.getPort();
+    /**
+     * {@code a} as {@code host:port}: the wildcard as asked ({@code 0.0.0.0}, which a dual-stack socket reports as
+     * {@code ::}), an IPv6 address in brackets.
+     */
+    static String hostPort(Nfs4Options o, java.net.InetSocketAddress a) {
+        java.net.InetAddress ip = a.getAddress();
+        String host;
+        if (ip.isAnyLocalAddress()) {
+            host = o.address.contains(":") ? "[::]" : "0.0.0.0";
+        } else if (ip instanceof java.net.Inet6Address) {
+            host = "[" + ip.getHostAddress() + "]";
+        } else {
+            host = ip.getHostAddress();
+        }
+        return host + ":" + a.getPort();
     }
 }

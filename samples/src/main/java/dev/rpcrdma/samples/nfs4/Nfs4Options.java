@@ -113,6 +113,10 @@ final class Nfs4Options {
         if (!fabric.equals("auto") && !fabric.equals("native") && !fabric.equals("software")) {
             throw new IllegalArgumentException("--fabric: auto, native or software, not " + fabric);
         }
+        if (!rdma && !fabric.equals("auto")) {
+            throw new IllegalArgumentException("--fabric " + fabric + " applies to RPC-over-RDMA only, and --transport"
+                    + " is tcp: add --transport rdma (or both), or drop --fabric");
+        }
         if (!remoteInvalidationChoice.equals("on") && !remoteInvalidationChoice.equals("off")) {
             throw new IllegalArgumentException("--remote-invalidation: on or off, not " + remoteInvalidationChoice);
         }

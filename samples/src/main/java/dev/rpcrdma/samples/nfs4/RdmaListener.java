@@ -35,12 +35,15 @@ final class RdmaListener {
      */
     static final boolean BACKCHANNEL = true;
 
+    /** What {@code run-nfs-server} offers instead of a native fabric that is not available. */
+    static final String NATIVE_ALTERNATIVES = "use --transport tcp";
+
     static Fabric fabric(String selector) {
         return switch (selector) {
             case "software" -> SoftwareFabric.instance();
             case "native" -> {
                 if (!Rdma.isAvailable() || Fabrics.findNative() == null) {
-                    throw new IllegalArgumentException("--fabric native: " + EchoCommand.noDeviceReason());
+                    throw new IllegalArgumentException(EchoCommand.nativeRefusal(NATIVE_ALTERNATIVES));
                 }
                 yield Fabrics.findNative();
             }

@@ -69,6 +69,28 @@ class Nfs4CommandTest {
     }
 
     @Test
+    void aFabricWithTheTcpTransportIsAUsageError() throws Exception {
+        assertOneLineError(run("--fabric", "native"), 2, "--fabric native applies to RPC-over-RDMA only, and"
+                + " --transport is tcp: add --transport rdma (or both), or drop --fabric");
+        assertOneLineError(run("--transport", "tcp", "--fabric", "software"), 2, "--fabric software applies to");
+    }
+
+    @Test
+    void nativeWithoutADeviceNamesTheCauseAndTheRemedy() throws Exception {
+        assumeFalse(Rdma.isAvailable(), "SKIPPED: this host has an RDMA device; the refusal cannot be provoked");
+        CommandRun r = run("--transport", "rdma", "--fabric", "native", "--rdma-port", "0");
+        assertOneLineError(r, 2, "run-nfs-server: " + Rdma.unavailabilityMessage() + "; or use --transport tcp");
+    }
+
+    @Test
+    void theWildcardStartLineIsReadable() throws Exception {
+        CommandRun r = run("--transport", "tcp", "--port", "0");
+        assertEquals(0, r.code, r.err);
+        assertTrue(r.out.startsWith("NFSv4.1 server exporting an in-memory tree (lost at exit), TCP 0.0.0.0:"),
+                r.out);
+    }
+
+    @Test
     void aPortInUseIsOneLineWithExitCode1() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             CommandRun r = run("--address", "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()));
