@@ -76,6 +76,14 @@ public final class NativeCalls {
         return invokeInt3(INT_PTR_PTR_PTR, function, a, b, c);
     }
 
+    /**
+     * Calls {@code int f(void *, void *, void *)} at {@code function} exactly as {@link Verbs#getCqEvent(long, long)}
+     * calls {@code ibv_get_cq_event} (errno saved, no allocation). For benchmarks.
+     */
+    public static int invokeIntPtrPtrPtrSavingErrno(long function, long a, long b, long c) {
+        return invokeInt3(INT_PTR_PTR_PTR_ERRNO, function, a, b, c);
+    }
+
     /** The address of an exported symbol of libc, for benchmarks ({@code labs}, {@code getpid}...). */
     public static long libcSymbol(String name) {
         return symbol(LibC.SONAME, name);
