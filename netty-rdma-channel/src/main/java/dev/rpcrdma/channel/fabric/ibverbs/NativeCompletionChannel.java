@@ -27,10 +27,22 @@ final class NativeCompletionChannel implements CompletionChannel {
         this.scratch = Verbs.allocateCqEventScratch();
     }
 
-    /** {@code q} was created on this channel: its events are returned as it. */
+    /**
+     * {@code q} was created on this channel: its events are returned as it. It takes the place of a destroyed queue
+     * that had the same address (malloc reuses it), as a map keyed by address would.
+     */
     synchronized void add(NativeCompletionQueue q) {
-        NativeCompletionQueue[] more = Arrays.copyOf(queues, queues.length + 1);
-        more[queues.length] = q;
+        NativeCompletionQueue[] current = queues;
+        for (int i = 0; i < current.length; i++) {
+            if (current[i].cq == q.cq) {
+                NativeCompletionQueue[] replaced = current.clone();
+                replaced[i] = q;
+                queues = replaced;
+                return;
+            }
+        }
+        NativeCompletionQueue[] more = Arrays.copyOf(current, current.length + 1);
+        more[current.length] = q;
         queues = more;
     }
 
