@@ -57,9 +57,11 @@ final class NativeCompletionChannel implements CompletionChannel {
             return null; // never ibv_get_cq_event on a destroyed channel
         }
         long cq = Verbs.getCqEvent(channel, scratch);
-        if (cq == 0) {
-            return null;
-        }
+        return cq == 0 ? null : queue(cq);
+    }
+
+    /** The queue created on this channel at address {@code cq}, or null. */
+    NativeCompletionQueue queue(long cq) {
         for (NativeCompletionQueue q : queues) {
             if (q.cq == cq) {
                 return q;
