@@ -2,6 +2,8 @@ package dev.rpcrdma.oncrpc4j;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.util.concurrent.Future;
 import io.netty.util.internal.ObjectUtil;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcAuthError;
@@ -49,13 +51,22 @@ final class NettyRpcTransport implements RpcTransport {
         int length = bytes.remaining();
         ByteBuf out = channel.alloc().buffer(length);
         out.writeBytes(bytes.duplicate());
-        channel.writeAndFlush(out).addListener(f -> {
-            if (f.isSuccess()) {
-                handler.completed(length, attachment);
-            } else {
-                handler.failed(f.cause(), attachment);
-            }
-        });
+        ChannelFuture written = channel.writeAndFlush(out);
+        if (written.isDone()) {
+            // On the event loop (a program run there, SAME_THREAD) the write is usually done here: no listener.
+            complete(written, length, attachment, handler);
+        } else {
+            written.addListener(f -> complete(f, length, attachment, handler));
+        }
+    }
+
+    private static <A> void complete(Future<?> f, int length, A attachment,
+                                     CompletionHandler<Integer, ? super A> handler) {
+        if (f.isSuccess()) {
+            handler.completed(length, attachment);
+        } else {
+            handler.failed(f.cause(), attachment);
+        }
     }
 
     @Override

@@ -8,6 +8,7 @@ import dev.rpcrdma.oncrpc.tcp.RecordMarkingEncoder;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.util.internal.ObjectUtil;
+import org.dcache.oncrpc4j.rpc.IoStrategy;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
@@ -24,10 +25,14 @@ import java.util.concurrent.ExecutorService;
  * on a client channel give an {@link RpcTransport} for oncrpc4j's own client calls ({@code new RpcCall(prog, vers,
  * auth, transport).call(...)}) that also serves the programs for calls from the server.
  * <pre>
- *   RDMA: RdmaChannel -> RPC-over-RDMA byte framing -> oncrpc4j dispatch (RpcCall.accept, programs on the executor)
+ *   RDMA: RdmaChannel -> RPC-over-RDMA byte framing -> oncrpc4j dispatch (RpcCall.accept, then the program)
  *   TCP:  SocketChannel -> record marking           -> oncrpc4j dispatch
  * </pre>
- * Programs run on the executor (never on the event loop); the caller owns it and shuts it down. Immutable.
+ * Where programs run is oncrpc4j's own choice of I/O strategy: {@link #of(Map)} runs them on the connection's event
+ * loop as they arrive ({@link IoStrategy#SAME_THREAD}, oncrpc4j's default: no thread hand-off per call, for programs
+ * that never block), {@link #of(Map, ExecutorService)} hands each call to the executor
+ * ({@link IoStrategy#WORKER_THREAD}: for programs that block, e.g. on disk or on a callback to the client; the caller
+ * owns the executor and shuts it down). Immutable.
  */
 public final class OncRpcBridge {
 
@@ -41,16 +46,33 @@ public final class OncRpcBridge {
     private OncRpcBridge(Map<OncRpcProgram, RpcDispatchable> programs, ExecutorService executor,
                          RpcRdmaFraming framing) {
         this.programs = Map.copyOf(ObjectUtil.checkNotNull(programs, "programs"));
-        this.executor = ObjectUtil.checkNotNull(executor, "executor");
+        this.executor = executor;
         this.framing = ObjectUtil.checkNotNull(framing, "framing");
     }
 
     /**
      * A bridge serving {@code programs} (none, for a client that only calls) on {@code executor}, over RDMA with
-     * {@link RpcRdmaConfig#DEFAULT} and the backchannel.
+     * {@link RpcRdmaConfig#DEFAULT} and the backchannel: each call is handed to the executor
+     * ({@link IoStrategy#WORKER_THREAD}), so a program may block.
      */
     public static OncRpcBridge of(Map<OncRpcProgram, RpcDispatchable> programs, ExecutorService executor) {
-        return new OncRpcBridge(programs, executor, RpcRdmaFraming.of(RpcRdmaConfig.DEFAULT).withBackchannel());
+        return new OncRpcBridge(programs, ObjectUtil.checkNotNull(executor, "executor"),
+                RpcRdmaFraming.of(RpcRdmaConfig.DEFAULT).withBackchannel());
+    }
+
+    /**
+     * A bridge serving {@code programs} on the event loop of each connection, in the read that brought the call
+     * ({@link IoStrategy#SAME_THREAD}, oncrpc4j's default strategy): no thread hand-off and no wake-up per call. A
+     * program must then not block (no disk or lock waits, no synchronous call back to the client: its reply would
+     * arrive on the loop the program holds); use {@link #of(Map, ExecutorService)} for those.
+     */
+    public static OncRpcBridge of(Map<OncRpcProgram, RpcDispatchable> programs) {
+        return new OncRpcBridge(programs, null, RpcRdmaFraming.of(RpcRdmaConfig.DEFAULT).withBackchannel());
+    }
+
+    /** Where programs run: {@link IoStrategy#SAME_THREAD} (the event loop) or {@link IoStrategy#WORKER_THREAD}. */
+    public IoStrategy ioStrategy() {
+        return executor == null ? IoStrategy.SAME_THREAD : IoStrategy.WORKER_THREAD;
     }
 
     /**
@@ -106,6 +128,6 @@ public final class OncRpcBridge {
 
     @Override
     public String toString() {
-        return "OncRpcBridge(programs=" + programs.keySet() + ", " + framing + ')';
+        return "OncRpcBridge(programs=" + programs.keySet() + ", " + ioStrategy() + ", " + framing + ')';
     }
 }

@@ -29,7 +29,8 @@ import java.util.concurrent.RejectedExecutionException;
  * (the RPC-over-RDMA byte framing, or TCP record marking). Each message's bytes are copied into a fresh
  * {@link Xdr} (the call's reply reuses it, as oncrpc4j does) and the buffer released at once. A CALL is accepted
  * ({@code RpcCall.accept()}: RPC version and authentication, rejected with oncrpc4j's own replies) and dispatched to
- * its program's {@link RpcDispatchable} on the executor, or answered PROG_UNAVAIL; a program's exception becomes
+ * its program's {@link RpcDispatchable} on the executor (oncrpc4j's WORKER_THREAD), or right there on the event loop
+ * without an executor (SAME_THREAD), or answered PROG_UNAVAIL; a program's exception becomes
  * oncrpc4j's reply for it (its {@code RpcException}'s rejection; GARBAGE_ARGS for XDR and I/O errors; SYSTEM_ERR for
  * anything else, logged), and the connection stays up. A REPLY completes the call it answers through the
  * connection's {@link ReplyQueue}, as oncrpc4j's {@code RpcProtocolFilter} does. When the connection goes, calls
@@ -40,6 +41,7 @@ final class OncRpcBridgeHandler extends ChannelInboundHandlerAdapter {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(OncRpcBridgeHandler.class);
 
     private final Map<OncRpcProgram, RpcDispatchable> programs;
+    /** Where programs run; null: on the event loop, in {@code channelRead} (SAME_THREAD). */
     private final ExecutorService executor;
     private final ReplyQueue replyQueue = new ReplyQueue();
     private NettyRpcTransport transport;
@@ -101,6 +103,10 @@ final class OncRpcBridgeHandler extends ChannelInboundHandlerAdapter {
         RpcDispatchable program = programs.get(new OncRpcProgram(call.getProgram(), call.getProgramVersion()));
         if (program == null) {
             call.failProgramUnavailable();
+            return;
+        }
+        if (executor == null) {
+            dispatch(program, call); // SAME_THREAD: no hand-off, no wake-up of another thread
             return;
         }
         try {

@@ -188,6 +188,56 @@ abstract class OncRpcBridgeSuite {
     }
 
     /**
+     * oncrpc4j's SAME_THREAD strategy ({@link OncRpcBridge#of(Map)}): programs run on the connection's event loop,
+     * with no executor; a program's reply, oncrpc4j's rpcbind service, PROG_UNAVAIL and a throwing program's
+     * SYSTEM_ERR all come back as with a worker pool, and the connection stays.
+     */
+    @Test
+    void sameThreadRunsProgramsOnTheEventLoop() throws Exception {
+        List<Boolean> onLoop = java.util.Collections.synchronizedList(new ArrayList<>());
+        RpcDispatchable echo = call -> {
+            NettyRpcTransport t = (NettyRpcTransport) call.getTransport();
+            onLoop.add(t.channel().eventLoop().inEventLoop());
+            XdrInt arg = new XdrInt();
+            call.retrieveCall(arg);
+            call.reply(arg);
+        };
+        RpcDispatchable throwing = call -> {
+            throw new IllegalStateException("a bug in the program");
+        };
+        OncRpcBridge bridge = OncRpcBridge.of(Map.of(new OncRpcProgram(SRV_PROG, VERS), echo,
+                new OncRpcProgram(SRV_PROG, 2), throwing, new OncRpcProgram(100000, 2), new OncRpcbindServer()));
+        assertEquals(org.dcache.oncrpc4j.rpc.IoStrategy.SAME_THREAD, bridge.ioStrategy());
+        assertEquals(org.dcache.oncrpc4j.rpc.IoStrategy.WORKER_THREAD,
+                OncRpcBridge.of(Map.of(), executor).ioStrategy());
+        Channel server = bind(initializer(bridge));
+        channels.add(server);
+        Channel c = connect(server.localAddress(), nativeClient());
+        channels.add(c);
+        RpcClient client = RpcClient.of(c);
+        for (int i = 0; i < 3; i++) {
+            XdrPayload args = client.newPayload();
+            args.writer().writeInt(40 + i);
+            assertEquals(40 + i, client.call(SRV_PROG, VERS, 1, args, r -> r.readInt()).get(TIMEOUT,
+                    TimeUnit.SECONDS));
+        }
+        assertEquals(List.of(true, true, true), onLoop, "the program ran on the connection's event loop");
+        ExecutionException system = assertThrows(ExecutionException.class,
+                () -> client.call(SRV_PROG, 2, 1, XdrPayload.empty(), r -> null).get(TIMEOUT, TimeUnit.SECONDS));
+        assertEquals(AcceptStat.SYSTEM_ERR, ((RpcReplyException) system.getCause()).reply().acceptStat());
+        ExecutionException unavailable = assertThrows(ExecutionException.class,
+                () -> client.call(0x20000999, VERS, 1, XdrPayload.empty(), r -> null).get(TIMEOUT, TimeUnit.SECONDS));
+        assertEquals(AcceptStat.PROG_UNAVAIL, ((RpcReplyException) unavailable.getCause()).reply().acceptStat());
+        RpcbindClient rpcbind = new RpcbindClient(client);
+        assertTrue(rpcbind.pmapSet(new PortMapping(0x20000777, 3, PortMapping.IPPROTO_TCP, 2345))
+                .get(TIMEOUT, TimeUnit.SECONDS));
+        assertEquals(2345, rpcbind.pmapGetPort(0x20000777, 3, PortMapping.IPPROTO_TCP).get(TIMEOUT, TimeUnit.SECONDS));
+        assertTrue(c.isActive());
+        assertEquals(0, ((java.util.concurrent.ThreadPoolExecutor) executor).getTaskCount(),
+                "no call went through an executor");
+    }
+
+    /**
      * {@code RpcCall.accept()}'s rejections are oncrpc4j's own replies and the connection stays: a credential flavor
      * oncrpc4j does not know (AUTH_DH), and AUTH_TLS, the probe of RFC 9289 §4.1, which oncrpc4j answers by starting
      * TLS on the transport; the bridge's transport refuses as oncrpc4j's does without TLS (AUTH_ERROR, AUTH_FAILED).

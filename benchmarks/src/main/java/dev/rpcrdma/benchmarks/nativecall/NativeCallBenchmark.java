@@ -11,6 +11,7 @@ import dev.rpcrdma.channel.verbs.NativeCalls;
 import java.util.concurrent.TimeUnit;
 import jnr.ffi.LibraryLoader;
 import jnr.ffi.annotations.IgnoreError;
+import jnr.ffi.annotations.Out;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -58,6 +59,14 @@ public class NativeCallBenchmark {
         long labs(long value);
     }
 
+    /**
+     * libc through jnr-ffi with two {@code @Out long[]} parameters, errno saved: the shape in which the bindings
+     * called {@code ibv_get_cq_event(channel, @Out long[] cq, @Out long[] cqContext)} until it moved to jffi.
+     */
+    public interface LibCOutArrays {
+        int memcmp(@Out long[] a, @Out long[] b, long n);
+    }
+
     private static final Invoker INVOKER = Invoker.getInstance();
 
     private long labs;
@@ -65,6 +74,7 @@ public class NativeCallBenchmark {
     private CallContext longLong;
     private LibCSavingErrno savingErrno;
     private LibCIgnoringErrno ignoringErrno;
+    private LibCOutArrays outArrays;
     private long buffer;
     private long value = -42;
 
@@ -81,6 +91,7 @@ public class NativeCallBenchmark {
                 CallingConvention.DEFAULT, false);
         savingErrno = LibraryLoader.create(LibCSavingErrno.class).load("libc.so.6");
         ignoringErrno = LibraryLoader.create(LibCIgnoringErrno.class).load("libc.so.6");
+        outArrays = LibraryLoader.create(LibCOutArrays.class).load("libc.so.6");
         buffer = MemoryIO.getInstance().allocateMemory(64, true);
     }
 
@@ -114,6 +125,28 @@ public class NativeCallBenchmark {
     @Benchmark
     public int bindings3ArgPostSendShape() {
         return NativeCalls.invokeIntPtrPtrPtr(memcmp, buffer, buffer + 8, 0);
+    }
+
+    /**
+     * The completion-channel wake-up's call as it was: two fresh {@code long[1]} out-parameters through jnr-ffi
+     * (marshalled in and out of native memory per call), errno saved; {@code memcmp(a, b, 0)} so that the
+     * machinery dominates.
+     */
+    @Benchmark
+    public long jnrOutArraysCqEventShape() {
+        long[] cq = new long[1];
+        long[] context = new long[1];
+        return outArrays.memcmp(cq, context, 0) + cq[0];
+    }
+
+    /**
+     * The same call as {@code Verbs.getCqEvent(channel, scratch)} makes it: jffi on the function's address, errno
+     * saved, the out-pointers in 16 bytes of native scratch memory, read back with one load.
+     */
+    @Benchmark
+    public long bindingsOutScratchCqEventShape() {
+        return NativeCalls.invokeIntPtrPtrPtrSavingErrno(memcmp, buffer, buffer + 8, 0)
+                + MemoryIO.getInstance().getAddress(buffer);
     }
 
     /** {@code labs} through a jnr-ffi interface that saves errno. */

@@ -22,6 +22,9 @@ public final class NativeCalls {
     static final CallContext INT_PTR_INT_PTR = context(Type.SINT32, false, Type.POINTER, Type.SINT32, Type.POINTER);
     /** {@code int f(void *, int)}, no errno: req_notify_cq. */
     static final CallContext INT_PTR_INT = context(Type.SINT32, false, Type.POINTER, Type.SINT32);
+    /** {@code int f(void *, void *, void *)}, saves errno: ibv_get_cq_event. */
+    static final CallContext INT_PTR_PTR_PTR_ERRNO = context(Type.SINT32, true, Type.POINTER, Type.POINTER,
+            Type.POINTER);
     /** {@code void *f(void *, int)}, saves errno: alloc_mw. */
     static final CallContext PTR_PTR_INT_ERRNO = context(Type.POINTER, true, Type.POINTER, Type.SINT32);
     /** {@code int f(void *)}, no errno (the result is the errno value): dealloc_mw. */
@@ -73,11 +76,24 @@ public final class NativeCalls {
         return invokeInt3(INT_PTR_PTR_PTR, function, a, b, c);
     }
 
+    /**
+     * Calls {@code int f(void *, void *, void *)} at {@code function} exactly as {@link Verbs#getCqEvent(long, long)}
+     * calls {@code ibv_get_cq_event} (errno saved, no allocation). For benchmarks.
+     */
+    public static int invokeIntPtrPtrPtrSavingErrno(long function, long a, long b, long c) {
+        return invokeInt3(INT_PTR_PTR_PTR_ERRNO, function, a, b, c);
+    }
+
     /** The address of an exported symbol of libc, for benchmarks ({@code labs}, {@code getpid}...). */
     public static long libcSymbol(String name) {
-        long handle = com.kenai.jffi.Library.getCachedInstance(LibC.SONAME, com.kenai.jffi.Library.LAZY).getSymbolAddress(name);
+        return symbol(LibC.SONAME, name);
+    }
+
+    /** The address of {@code name} in {@code soname} (loaded once, cached by jffi). */
+    static long symbol(String soname, String name) {
+        long handle = com.kenai.jffi.Library.getCachedInstance(soname, com.kenai.jffi.Library.LAZY).getSymbolAddress(name);
         if (handle == 0) {
-            throw new IllegalArgumentException("no symbol " + name + " in " + LibC.SONAME);
+            throw new IllegalArgumentException("no symbol " + name + " in " + soname);
         }
         return handle;
     }

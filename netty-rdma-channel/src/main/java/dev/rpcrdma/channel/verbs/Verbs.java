@@ -346,6 +346,48 @@ public final class Verbs {
         return cq[0];
     }
 
+    /**
+     * {@link #getCqEvent(long)} without allocating: the two out-pointers go to {@code scratch}, 16 bytes of native
+     * memory from {@link #allocateCqEventScratch()}, and the call goes through jffi directly (errno saved), not through
+     * jnr-ffi's marshalling of {@code long[]} out-parameters. For the completion-channel wake-up of the event loop.
+     */
+    public static long getCqEvent(long channel, long scratch) throws NativeCallException {
+        int rc = NativeCalls.invokeInt3(NativeCalls.INT_PTR_PTR_PTR_ERRNO, GetCqEvent.FUNCTION,
+                handle("channel", channel), scratch, scratch + Long.BYTES);
+        if (rc != 0) {
+            int errno = NativeCalls.lastError();
+            if (errno == Posix.EAGAIN) {
+                return 0;
+            }
+            throw new NativeCallException("ibv_get_cq_event", errno);
+        }
+        return IO.getAddress(scratch);
+    }
+
+    /** Native room for {@link #getCqEvent(long, long)}'s out-pointers; {@link #freeCqEventScratch} frees it. */
+    public static long allocateCqEventScratch() {
+        ensureLoaded();
+        long address = IO.allocateMemory(2 * Long.BYTES, true);
+        if (address == 0) {
+            throw new OutOfMemoryError("malloc(16) failed");
+        }
+        return address;
+    }
+
+    public static void freeCqEventScratch(long scratch) {
+        if (scratch != 0) {
+            IO.freeMemory(scratch);
+        }
+    }
+
+    /** {@code ibv_get_cq_event}'s address, looked up once libibverbs is loaded. */
+    private static final class GetCqEvent {
+        static final long FUNCTION = NativeCalls.symbol(LibIbverbs.SONAME, "ibv_get_cq_event");
+
+        private GetCqEvent() {
+        }
+    }
+
     public static void ackCqEvents(long cq, int events) {
         lib().ibv_ack_cq_events(handle("cq", cq), events);
     }

@@ -39,6 +39,7 @@ final class Endpoint implements AutoCloseable {
     final long context;
     final long pd;
     final long compChannel;
+    private final long cqEventScratch = Verbs.allocateCqEventScratch();
     final long cq;
     final NativeMemory buffer;
     final long mr;
@@ -138,7 +139,8 @@ final class Endpoint implements AutoCloseable {
             }
             int revents = Posix.poll(Verbs.compChannelFd(compChannel), Posix.POLLIN, 1000);
             if ((revents & Posix.POLLIN) != 0) {
-                long eventCq = Verbs.getCqEvent(compChannel); // the fd is readable: returns without blocking
+                // The fd is readable: returns without blocking. Through the event loop's path (jffi, native scratch).
+                long eventCq = Verbs.getCqEvent(compChannel, cqEventScratch);
                 assertEquals(cq, eventCq, name + ": event for another CQ");
                 Verbs.ackCqEvents(eventCq, 1);
                 unackedCqEvents = 0;
@@ -192,6 +194,7 @@ final class Endpoint implements AutoCloseable {
         }
         Verbs.destroyCq(cq);
         Verbs.destroyCompChannel(compChannel);
+        Verbs.freeCqEventScratch(cqEventScratch);
         for (long mw : memoryWindows) {
             Verbs.deallocMw(mw);
         }

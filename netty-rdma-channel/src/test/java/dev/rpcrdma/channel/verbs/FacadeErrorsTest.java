@@ -56,6 +56,39 @@ class FacadeErrorsTest {
         assertTrue(e.getMessage().contains(Posix.strerror(e.errno())), e.getMessage());
     }
 
+    /**
+     * The event loop's {@code ibv_get_cq_event} (jffi into native scratch, errno saved) on a completion channel whose
+     * fd has no event: "no event" (EAGAIN on the non-blocking fd) is 0, any other failure an exception with its
+     * errno. The channel is a fake {@code struct ibv_comp_channel} around a pipe, so no device is needed; the VM's
+     * verbs test takes real events through the same call.
+     */
+    @Test
+    void cqEventThroughScratchReportsNoEventAndErrorsByErrno() throws Exception {
+        Assumptions.assumeTrue(Verbs.loadFailure() == null, () -> "SKIPPED: no libibverbs: " + Verbs.loadFailure());
+        com.kenai.jffi.MemoryIO memory = com.kenai.jffi.MemoryIO.getInstance();
+        io.netty.channel.epoll.Epoll.ensureAvailability(); // loads Netty's native library (the pipe below)
+        io.netty.channel.unix.FileDescriptor[] pipe = io.netty.channel.unix.FileDescriptor.pipe();
+        long channel = memory.allocateMemory(IbvLayouts.IbvCompChannel.SIZE, true);
+        long scratch = Verbs.allocateCqEventScratch();
+        try {
+            Posix.setNonBlocking(pipe[0].intValue());
+            memory.putInt(channel + IbvLayouts.IbvCompChannel.FD, pipe[0].intValue());
+            assertEquals(pipe[0].intValue(), Verbs.compChannelFd(channel));
+            assertEquals(0, Verbs.getCqEvent(channel, scratch), "no event pending");
+            assertEquals(0, Verbs.getCqEvent(channel, scratch), "and again: nothing was consumed");
+            memory.putInt(channel + IbvLayouts.IbvCompChannel.FD, -1);
+            NativeCallException e = assertThrows(NativeCallException.class, () -> Verbs.getCqEvent(channel, scratch));
+            assertEquals("ibv_get_cq_event", e.call());
+            assertEquals(9, e.errno(), e.getMessage()); // EBADF
+            assertThrows(IllegalArgumentException.class, () -> Verbs.getCqEvent(0, scratch));
+        } finally {
+            Verbs.freeCqEventScratch(scratch);
+            memory.freeMemory(channel);
+            pipe[0].close();
+            pipe[1].close();
+        }
+    }
+
     @Test
     void nullHandlesNeverReachNativeCode() {
         assertThrows(IllegalArgumentException.class, () -> Verbs.allocPd(0));

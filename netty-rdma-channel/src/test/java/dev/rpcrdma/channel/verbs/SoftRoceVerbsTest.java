@@ -118,6 +118,12 @@ class SoftRoceVerbsTest {
             // A non-blocking completion channel reports "no event" instead of blocking.
             Posix.setNonBlocking(Verbs.compChannelFd(client.compChannel));
             assertEquals(0, Verbs.getCqEvent(client.compChannel));
+            long scratch = Verbs.allocateCqEventScratch();
+            try {
+                assertEquals(0, Verbs.getCqEvent(client.compChannel, scratch), "EAGAIN through the jffi path");
+            } finally {
+                Verbs.freeCqEventScratch(scratch);
+            }
 
             // Send / Recv: receive reaped through the completion channel, send completion by polling.
             byte[] message = bytes(random, 64);

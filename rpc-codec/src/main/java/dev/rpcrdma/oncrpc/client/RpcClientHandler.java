@@ -10,6 +10,7 @@ import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -39,8 +40,20 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
 
     /** Pending calls by xid; event loop only. */
     private final IntObjectHashMap<PendingCall<?>> pending = new IntObjectHashMap<>();
-    /** Finished listener calls kept for reuse (a caller thread takes one, the loop gives it back); guarded by itself. */
+    /**
+     * Finished listener calls kept for reuse by callers on the event loop (the usual closed loop: the next call made
+     * from the last one's outcome), taken and given back without a lock; event loop only.
+     */
+    private final ArrayDeque<PendingCall<?>> loopFree = new ArrayDeque<>(MAX_FREE_CALLS);
+    /** The same for callers on other threads (a caller thread takes one, the loop gives it back); guarded by itself. */
     private final ArrayDeque<PendingCall<?>> free = new ArrayDeque<>(MAX_FREE_CALLS);
+    /** Some caller took a call object off the event loop: finished ones go to {@link #free}, which it takes from. */
+    private volatile boolean offLoopCallers;
+    /** The channel's event loop, once the handler is in a registered pipeline (before: every call uses the lock). */
+    private volatile EventExecutor loop;
+    /** The connection's backchannel (null: none), looked up once the connection is active, not per call. */
+    private RpcBackchannel backchannel;
+    private boolean backchannelKnown;
     /** Their deadlines, swept by one task for all (no clock read or timer per call); event loop only. */
     private final CallTimeouts timeouts;
     private final RpcStats stats;
@@ -110,8 +123,17 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
         return pending.size();
     }
 
-    /** A finished call to reuse, or null; any thread. */
+    /** A finished call to reuse, or null; any thread (on the event loop without a lock). */
     PendingCall<?> takeFree() {
+        EventExecutor l = loop;
+        if (l != null && l.inEventLoop()) {
+            PendingCall<?> call = loopFree.pollLast();
+            if (call != null || !offLoopCallers) {
+                return call;
+            }
+        } else if (!offLoopCallers) {
+            offLoopCallers = true;
+        }
         synchronized (free) {
             return free.pollLast();
         }
@@ -119,11 +141,39 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
 
     /** Keeps a finished call for reuse (or drops it when enough are kept); any thread. */
     void giveBack(PendingCall<?> call) {
+        EventExecutor l = loop;
+        if (!offLoopCallers && l != null && l.inEventLoop()) {
+            if (loopFree.size() < MAX_FREE_CALLS) {
+                loopFree.addLast(call);
+            }
+            return;
+        }
         synchronized (free) {
             if (free.size() < MAX_FREE_CALLS) {
                 free.addLast(call);
             }
         }
+    }
+
+    /**
+     * The backchannel of {@code channel}: looked up per call until the connection is active (transports install it
+     * in their initializer, before), then kept.
+     */
+    private RpcBackchannel backchannel(io.netty.channel.Channel channel) {
+        if (backchannelKnown) {
+            return backchannel;
+        }
+        RpcBackchannel b = RpcBackchannel.of(channel);
+        if (b != null || channel.isActive()) {
+            backchannel = b;
+            backchannelKnown = true;
+        }
+        return b;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        loop = ctx.channel().eventLoop(); // called once the channel is registered: RpcClient hands calls to it
     }
 
     /** An xid not in use by a pending call; event loop only. */
@@ -146,7 +196,7 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
             call.failWith(new RpcConnectionClosedException("connection closed before the call was sent"));
             return;
         }
-        RpcBackchannel backchannel = RpcBackchannel.of(call.channel);
+        RpcBackchannel backchannel = backchannel(call.channel);
         if (backchannel != null && backchannel.role() == RpcBackchannel.Role.CALLER) {
             if (!backchannel.isEnabled()) {
                 // draft-cel-nfsv4-rpcrdma-bidirection §2.2.3: no backward call before the peer said it is prepared.
@@ -231,7 +281,7 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
             return;
         }
         timeouts.remove(call);
-        RpcBackchannel backchannel = RpcBackchannel.of(ctx.channel());
+        RpcBackchannel backchannel = backchannel(ctx.channel());
         if (backchannel != null && backchannel.role() == RpcBackchannel.Role.CALLER) {
             stats.recordBackwardReplyReceived();
         }

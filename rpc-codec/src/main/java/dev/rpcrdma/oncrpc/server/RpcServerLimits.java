@@ -16,7 +16,8 @@ import java.time.Duration;
  *       calls in flight instead (RFC 8166 §3.3: at most {@code RpcRdmaConfig.maxGrant()}, and a peer exceeding it
  *       is refused by the responder), so this limit is not applied there.</li>
  *   <li>{@link #idleTimeout()} (5 minutes): a connection with no read nor write for that long and no call in
- *       progress is closed (logged, counted in {@link RpcServerGuard#idleConnectionsClosed()}); zero disables it.</li>
+ *       progress is closed (logged, counted in {@link RpcServerGuard#idleConnectionsClosed()}), found idle at most
+ *       an eighth of the time later (reads and writes are counted, not stamped with the clock); zero disables it.</li>
  * </ul>
  * The largest message is the transport's own limit: {@code TcpRpcConfig.maxRecordSize()} (RFC 5531 §11, 1 MiB by
  * default: a larger record closes the connection) and {@code RpcRdmaConfig.maxMessageSize()} (a chunk total beyond

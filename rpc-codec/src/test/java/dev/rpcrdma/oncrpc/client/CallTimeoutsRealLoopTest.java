@@ -61,6 +61,43 @@ class CallTimeoutsRealLoopTest {
         }
     }
 
+    /**
+     * A listener call made by a thread other than the loop's: its call object, finished on the loop (here by its
+     * timeout), goes to the locked free list that such callers take from, not to the loop's own.
+     */
+    @Test
+    void listenerCallObjectsOfCallersOffTheLoopComeBackToThem() throws Exception {
+        LocalAddress address = new LocalAddress("call-reuse-" + System.nanoTime());
+        Channel server = silentServer(address);
+        Channel ch = new Bootstrap().group(group).channel(LocalChannel.class)
+                .handler(new RpcClientHandler(new RpcStats(), Duration.ofSeconds(30))).connect(address).sync()
+                .channel();
+        try {
+            RpcClient client = RpcClient.of(ch);
+            CompletableFuture<Throwable> failed = new CompletableFuture<>();
+            client.call(100, 1, 0, XdrPayload.empty(), RpcReplyDecoder.VOID,
+                    CallOptions.DEFAULT.withTimeout(Duration.ofMillis(50)), new RpcCallListener<Void>() {
+                        @Override
+                        public void onResult(Void result) {
+                            failed.complete(null);
+                        }
+
+                        @Override
+                        public void onFailure(Throwable cause) {
+                            failed.complete(cause);
+                        }
+                    });
+            assertInstanceOf(RpcTimeoutException.class, failed.get(10, TimeUnit.SECONDS));
+            RpcClientHandler handler = client.handler();
+            assertTrue(handler.takeFree() != null, "kept where callers off the loop take from");
+            assertEquals(null, ch.eventLoop().submit(handler::takeFree).get(10, TimeUnit.SECONDS),
+                    "and not also in the loop's own list");
+        } finally {
+            ch.close().sync();
+            server.close().sync();
+        }
+    }
+
     @Test
     void aCallToAPeerThatNeverAnswersTimesOutNotBeforeItsTimeout() throws Exception {
         LocalAddress address = new LocalAddress("call-timeouts-" + System.nanoTime());

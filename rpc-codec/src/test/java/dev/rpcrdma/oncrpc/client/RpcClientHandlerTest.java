@@ -163,6 +163,26 @@ class RpcClientHandlerTest {
         assertEquals(0, client.handler().pendingCalls());
     }
 
+    /**
+     * A listener call made on the event loop takes its call object from the loop's own free list and gives it back
+     * there (callers on other threads: {@code CallTimeoutsRealLoopTest}).
+     */
+    @Test
+    void listenerCallObjectsAreReusedOnTheLoop() throws Exception {
+        RpcClientHandler handler = client.handler();
+        Outcomes outcomes = new Outcomes();
+        client.call(100, 1, 0, XdrPayload.empty(), RpcReplyDecoder.VOID, CallOptions.DEFAULT, outcomes);
+        receive(RpcReply.success(sentCall().xid()), XdrPayload.empty());
+        PendingCall<?> first = handler.takeFree();
+        assertTrue(first != null, "the finished call was kept for reuse");
+        handler.giveBack(first);
+        client.call(100, 1, 0, XdrPayload.empty(), RpcReplyDecoder.VOID, CallOptions.DEFAULT, outcomes);
+        assertEquals(null, handler.takeFree(), "the next call took the kept object");
+        receive(RpcReply.success(sentCall().xid()), XdrPayload.empty());
+        assertSame(first, handler.takeFree(), "and it came back");
+        assertEquals(2, outcomes.seen.size(), outcomes.seen.toString());
+    }
+
     @Test
     void deadlinesExpireInTheirOrderWhateverTheOrderOfTheCalls() throws Exception {
         Outcomes outcomes = new Outcomes();

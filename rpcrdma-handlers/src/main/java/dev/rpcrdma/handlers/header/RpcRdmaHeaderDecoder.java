@@ -96,10 +96,10 @@ public final class RpcRdmaHeaderDecoder {
             return false;
         }
         int start = in.readerIndex();
-        return in.getInt(start + 4) == RpcRdmaHeader.VERSION_1
-                && in.getInt(start + 12) == RdmaProcedure.RDMA_MSG.intValue()
-                && in.getInt(start + 16) == 0  // Read list: end
-                && in.getInt(start + 20) == 0  // Write list: end
+        // Four reads (big-endian: the low word of each long is the second XDR word), not five.
+        return (int) in.getLong(start) == RpcRdmaHeader.VERSION_1
+                && (int) in.getLong(start + 8) == RdmaProcedure.RDMA_MSG.intValue()
+                && in.getLong(start + 16) == 0 // Read list and Write list: end
                 && in.getInt(start + 24) == 0; // Reply chunk: absent
     }
 

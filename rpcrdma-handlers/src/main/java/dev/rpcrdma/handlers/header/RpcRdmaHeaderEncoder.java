@@ -52,13 +52,11 @@ public final class RpcRdmaHeaderEncoder {
      * without a header object: the transport header of every call and reply that needs no chunk.
      */
     public static void encodePlainMsg(int xid, int credits, ByteBuf out) {
-        out.writeInt(xid);
-        out.writeInt(RpcRdmaHeader.VERSION_1);
-        out.writeInt(credits);
-        out.writeInt(RdmaProcedure.RDMA_MSG.intValue());
-        out.writeInt(0);
-        out.writeInt(0);
-        out.writeInt(0);
+        // The seven XDR words in four writes (big-endian, as XDR): one bounds and accessibility check each, not seven.
+        out.writeLong((long) xid << 32 | RpcRdmaHeader.VERSION_1 & 0xffffffffL);
+        out.writeLong((long) credits << 32 | RdmaProcedure.RDMA_MSG.intValue() & 0xffffffffL);
+        out.writeLong(0); // Read list and Write list: empty
+        out.writeInt(0); // no Reply chunk
     }
 
     private static void writeChunk(WriteChunk chunk, ByteBuf out) {

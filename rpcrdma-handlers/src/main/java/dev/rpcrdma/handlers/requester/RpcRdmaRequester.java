@@ -284,9 +284,17 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         if (rpc == null) {
             rpc = new RequesterCall(this);
         }
+        rpc.init(call, promise);
+        if (queue.isEmpty() && thresholds != null && !waitingForMemory && credits.canSend()) {
+            // A credit is free and no call waits for one (RFC 8166 §3.3.1): straight out, not through the queue.
+            // The writer's flush posts it.
+            send(ctx, rpc);
+            updateUpperLayerWritability();
+            return;
+        }
         // The writer's flush posts this call; calls queued before it that go out now are flushed here.
         boolean queuedBefore = !queue.isEmpty();
-        queue.add(rpc.init(call, promise));
+        queue.add(rpc);
         drain(ctx, queuedBefore);
     }
 
@@ -369,6 +377,10 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         if (sent && flush) {
             flush(ctx);
         }
+        updateUpperLayerWritability();
+    }
+
+    private void updateUpperLayerWritability() {
         // RFC 8166 §3.3.1: no credit, or calls waiting for one: the upper layer should hold back.
         boolean writable = queue.isEmpty() && credits.canSend();
         if (writable != upperLayerWritable && connection != null) {

@@ -326,6 +326,26 @@ class RpcRdmaHeaderCodecTest {
         assertEquals(Action.ERR_CHUNK, e.action());
     }
 
+    /** The plain header's encoder writes exactly the seven words of RFC 8166 §4.1, whatever their sign. */
+    @Test
+    void encodePlainMsgWritesTheSevenWords() throws Exception {
+        int[][] cases = {{7, 32}, {-1, -1}, {0x80000001, 0x7fffffff}, {0, 0}};
+        for (int[] c : cases) {
+            ByteBuf b = Unpooled.buffer();
+            RpcRdmaHeaderEncoder.encodePlainMsg(c[0], c[1], b);
+            assertEquals(RpcRdmaHeader.MIN_MSG_LENGTH, b.readableBytes());
+            int[] expected = {c[0], RpcRdmaHeader.VERSION_1, c[1], RdmaProcedure.RDMA_MSG.intValue(), 0, 0, 0};
+            for (int i = 0; i < expected.length; i++) {
+                assertEquals(expected[i], b.getInt(4 * i), "word " + i + " of " + java.util.Arrays.toString(c));
+            }
+            assertTrue(RpcRdmaHeaderDecoder.isPlainMsg(b));
+            RpcRdmaHeader h = new RpcRdmaHeaderDecoder().decode(b);
+            assertEquals(c[0], h.xid());
+            assertEquals(c[1], h.credits());
+            b.release();
+        }
+    }
+
     /** The fast path's test agrees with the full decoder: whatever it accepts decodes to a plain RDMA_MSG. */
     @Test
     void isPlainMsgAcceptsOnlyWhatDecodesAsAPlainRdmaMsg() throws Exception {
@@ -339,10 +359,15 @@ class RpcRdmaHeaderCodecTest {
             {7, 1, 32, 9, 0, 0, 0},                // unknown procedure
             {7, 1, 32, 0, 2, 0, 0},                // bad discriminant
             {7, 1, 32, 0, 0, 0, 1},                // a (truncated) Reply chunk
+            {7, 1, 32, 0, 0, 1, 0},                // a Write list
+            {7, 1, 32, 0, 1, 0, 0},                // a Read list
+            {7, 1 | 1 << 31, 32, 0, 0, 0, 0},      // the version's high bit (the fast path reads words in pairs)
+            {7, 1, 32, 1 << 31, 0, 0, 0},          // the procedure's high bit
             {7, 1, 32, 0, 0, 0},                   // 24 bytes
         };
         for (int[] words : headers) {
             ByteBuf b = Unpooled.buffer();
+            b.writeInt(0xdeadbeef).skipBytes(4); // a reader index other than 0
             for (int w : words) {
                 b.writeInt(w);
             }

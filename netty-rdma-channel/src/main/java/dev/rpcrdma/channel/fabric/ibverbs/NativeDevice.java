@@ -71,11 +71,11 @@ final class NativeDevice implements VerbsDevice {
         long channel = Verbs.createCompChannel(context);
         try {
             Posix.setNonBlocking(Verbs.compChannelFd(channel));
-        } catch (NativeCallException e) {
+            return new NativeCompletionChannel(channel);
+        } catch (NativeCallException | RuntimeException | OutOfMemoryError e) {
             Verbs.destroyCompChannel(channel);
             throw e;
         }
-        return new NativeCompletionChannel(channel);
     }
 
     @Override
@@ -84,7 +84,7 @@ final class NativeDevice implements VerbsDevice {
         long cq = Verbs.createCq(context, cqe, 0, ch == null ? 0 : ch.channel, 0);
         NativeCompletionQueue q = new NativeCompletionQueue(cq, attributes.wcWithInvalidateFlag());
         if (ch != null) {
-            ch.queues.put(cq, q);
+            ch.add(q);
         }
         return q;
     }
