@@ -31,7 +31,8 @@ import java.util.concurrent.Executors;
  * The drop-in paths as a user sets them up, serving the echo program's NULL and ECHO over RDMA until stopped
  * (tools/vm/run-icount): {@code framing}, a hand-written Netty ONC RPC server whose only RDMA change is its framing
  * ({@link RpcRdmaFraming} with record marks in place of a record-mark decoder); {@code bridge}, an oncrpc4j service
- * behind {@link OncRpcBridge} (a fixed pool of 4 threads, as in the bridge's example).
+ * behind {@link OncRpcBridge}: on the event loop (oncrpc4j's SAME_THREAD, {@code OncRpcBridge.of(services)}: the echo
+ * service never blocks), or with {@code -Ddev.rpcrdma.dropin.ioStrategy=WORKER_THREAD} on a fixed pool of 4 threads.
  *
  * <pre>
  *   java -cp benchmarks.jar dev.rpcrdma.benchmarks.vm.DropInServer framing|bridge ADDRESS PORT
@@ -129,8 +130,13 @@ public final class DropInServer {
                     call.failProcedureUnavailable();
                 }
             };
-            executor = Executors.newFixedThreadPool(4);
-            b.childHandler(OncRpcBridge.of(Map.of(new OncRpcProgram(PROG, VERS), echo), executor).rdma());
+            Map<OncRpcProgram, RpcDispatchable> services = Map.of(new OncRpcProgram(PROG, VERS), echo);
+            if ("WORKER_THREAD".equals(System.getProperty("dev.rpcrdma.dropin.ioStrategy", "SAME_THREAD"))) {
+                executor = Executors.newFixedThreadPool(4);
+                b.childHandler(OncRpcBridge.of(services, executor).rdma());
+            } else {
+                b.childHandler(OncRpcBridge.of(services).rdma());
+            }
         }
         InetSocketAddress at = new InetSocketAddress(args[1], Integer.parseInt(args[2]));
         b.bind(at).sync();
