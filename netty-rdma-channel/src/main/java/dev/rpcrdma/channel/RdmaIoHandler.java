@@ -83,6 +83,8 @@ public final class RdmaIoHandler implements IoHandler {
     private static final long QP_DESTROY_WAIT_NANOS = TimeUnit.SECONDS.toNanos(120);
 
     private final ThreadAwareExecutor executor;
+    /** The loop's free {@link RdmaReceive} holders. */
+    final ReceiveHolders receiveHolders;
     private final RdmaIoHandlerConfig config;
     private final Fabric fabric;
     private final EpollSet epoll;
@@ -125,6 +127,7 @@ public final class RdmaIoHandler implements IoHandler {
 
     private RdmaIoHandler(ThreadAwareExecutor executor, RdmaIoHandlerConfig config) {
         this.executor = ObjectUtil.checkNotNull(executor, "executor");
+        receiveHolders = new ReceiveHolders(executor);
         this.config = config;
         this.fabric = config.fabric();
         this.epoll = new EpollSet(config.maxEvents());

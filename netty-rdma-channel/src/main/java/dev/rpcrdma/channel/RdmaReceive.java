@@ -3,7 +3,6 @@ package dev.rpcrdma.channel;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufHolder;
 import io.netty.util.IllegalReferenceCountException;
-import io.netty.util.internal.ObjectPool;
 import io.netty.util.internal.ObjectUtil;
 
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -23,8 +22,9 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * {@code release()} (a double release fails loudly with {@link IllegalReferenceCountException}, as Netty's
  * reference-counted objects do).
  *
- * <p>The receives an {@link RdmaChannel} fires are pooled (Netty's {@link ObjectPool}): the release that ends one
- * returns it to the pool, so a receive path in steady state allocates no holder. A handler must therefore not touch
+ * <p>The receives an {@link RdmaChannel} fires are pooled by its event loop: the release that ends one on the loop
+ * thread returns it to the loop's free holders, so a receive path in steady state allocates no holder (one ended on
+ * another thread is left to the garbage collector). A handler must therefore not touch
  * a receive after releasing it. To forward the bytes, take a reference to the content and release the receive:
  * <pre>{@code
  * RdmaReceive r = (RdmaReceive) msg;
@@ -35,12 +35,11 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * write — but that receive never returns to the pool.) Receives created with the public constructor are not pooled.
  */
 public final class RdmaReceive implements ByteBufHolder {
-    private static final ObjectPool<RdmaReceive> POOL = ObjectPool.newPool(RdmaReceive::new);
     private static final AtomicIntegerFieldUpdater<RdmaReceive> REFS =
             AtomicIntegerFieldUpdater.newUpdater(RdmaReceive.class, "refs");
 
-    /** Null for an unpooled receive. */
-    private final ObjectPool.Handle<RdmaReceive> handle;
+    /** The loop's free holders this receive returns to; null for an unpooled receive. */
+    private final ReceiveHolders home;
     private ByteBuf content;
     private boolean invalidated;
     private int invalidatedRkey;
@@ -50,12 +49,17 @@ public final class RdmaReceive implements ByteBufHolder {
      * An unpooled receive (tests, decoders fed by hand) owning {@code content}: releasing the receive releases it.
      */
     public RdmaReceive(ByteBuf content, boolean invalidated, int invalidatedRkey) {
-        handle = null;
+        home = null;
         init(content, invalidated, invalidatedRkey);
     }
 
-    private RdmaReceive(ObjectPool.Handle<RdmaReceive> handle) {
-        this.handle = handle;
+    private RdmaReceive(ReceiveHolders home) {
+        this.home = home;
+    }
+
+    /** A new holder that returns to {@code home} when a receive it holds ends. */
+    static RdmaReceive pooled(ReceiveHolders home) {
+        return new RdmaReceive(home);
     }
 
     /**
@@ -70,9 +74,12 @@ public final class RdmaReceive implements ByteBufHolder {
         return ReceiveBuffers.retainedTail(ObjectUtil.checkNotNull(content, "content"));
     }
 
-    /** A pooled receive owning {@code content}; released to the pool when its reference count reaches 0. */
-    static RdmaReceive newInstance(ByteBuf content, boolean invalidated, int invalidatedRkey) {
-        RdmaReceive r = POOL.get();
+    /**
+     * A receive owning {@code content}, in a holder from {@code holders} (loop thread only), given back to them when
+     * its reference count reaches 0.
+     */
+    static RdmaReceive newInstance(ReceiveHolders holders, ByteBuf content, boolean invalidated, int invalidatedRkey) {
+        RdmaReceive r = holders.take();
         r.init(content, invalidated, invalidatedRkey);
         return r;
     }
@@ -170,8 +177,8 @@ public final class RdmaReceive implements ByteBufHolder {
         }
         invalidated = false;
         invalidatedRkey = 0;
-        if (handle != null) {
-            handle.recycle(this);
+        if (home != null) {
+            home.giveBack(this);
         }
         return true;
     }

@@ -24,6 +24,8 @@ final class ReceiveQueue {
     private final SharedReceives shared;
     private final int bufferSize;
     private final int channelId;
+    /** The loop's free receive holders. */
+    private final ReceiveHolders holders;
     private volatile int posted;
     /** Receives kept in the ring, in completion order: slots, and per slot byte_len, invalidation, rkey. */
     private final int[] heldSlots;
@@ -38,6 +40,7 @@ final class ReceiveQueue {
         this.ep = ep;
         this.shared = ep.shared;
         this.channelId = channelId;
+        this.holders = channel.ioHandler.receiveHolders;
         bufferSize = shared != null ? shared.bufferSize : ep.receiveBufferSize;
         int slots = (shared != null ? shared.buffers : ep.receives).slots();
         heldSlots = new int[shared != null ? shared.queueSize : ep.receiveQueueSize];
@@ -181,6 +184,6 @@ final class ReceiveQueue {
             channel.fail(ex);
             return;
         }
-        channel.pipeline().fireChannelRead(RdmaReceive.newInstance(buf, invalidated, invalidatedRkey));
+        channel.pipeline().fireChannelRead(RdmaReceive.newInstance(holders, buf, invalidated, invalidatedRkey));
     }
 }

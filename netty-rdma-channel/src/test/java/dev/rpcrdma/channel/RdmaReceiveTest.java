@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.util.IllegalReferenceCountException;
+import io.netty.util.concurrent.ThreadAwareExecutor;
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -19,6 +20,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Ownership of {@link RdmaReceive}: its reference count, its content's, and the pool its channel uses. */
 class RdmaReceiveTest {
 
+    /** Free holders owned by the calling thread, as a loop's are by the loop. */
+    private static ReceiveHolders holders() {
+        Thread owner = Thread.currentThread();
+        return new ReceiveHolders(new ThreadAwareExecutor() {
+            @Override
+            public boolean isExecutorThread(Thread thread) {
+                return thread == owner;
+            }
+
+            @Override
+            public void execute(Runnable command) {
+                throw new UnsupportedOperationException();
+            }
+        });
+    }
+
     private static ByteBuf bytes(int n) {
         ByteBuf b = PooledByteBufAllocator.DEFAULT.directBuffer(n);
         for (int i = 0; i < n; i++) {
@@ -30,7 +47,7 @@ class RdmaReceiveTest {
     @Test
     void releaseReleasesTheContentAndADoubleReleaseFailsLoudly() {
         for (RdmaReceive r : new RdmaReceive[] {new RdmaReceive(bytes(8), false, 0),
-            RdmaReceive.newInstance(bytes(8), false, 0)}) {
+            RdmaReceive.newInstance(holders(), bytes(8), false, 0)}) {
             ByteBuf content = r.content();
             assertEquals(1, r.refCnt());
             assertTrue(r.release());
@@ -45,7 +62,7 @@ class RdmaReceiveTest {
 
     @Test
     void retainKeepsTheReceiveAliveUntilTheLastRelease() {
-        RdmaReceive r = RdmaReceive.newInstance(bytes(8), true, 0x1234);
+        RdmaReceive r = RdmaReceive.newInstance(holders(), bytes(8), true, 0x1234);
         ByteBuf content = r.content();
         assertSame(r, r.retain());
         assertEquals(2, r.refCnt());
@@ -62,7 +79,7 @@ class RdmaReceiveTest {
 
     @Test
     void forwardingTheContentAndReleasingTheReceiveHandsTheBytesOver() {
-        RdmaReceive r = RdmaReceive.newInstance(bytes(16), false, 0);
+        RdmaReceive r = RdmaReceive.newInstance(holders(), bytes(16), false, 0);
         ByteBuf forwarded = r.content().retain();
         assertTrue(r.release(), "the receive ends although its content lives on");
         assertEquals(1, forwarded.refCnt());
@@ -74,7 +91,8 @@ class RdmaReceiveTest {
     @Test
     void contentReleasedBehindTheReceivesBackFailsOnTheReceivesRelease() throws Throwable {
         EventLoopThread.run(() -> {
-            RdmaReceive r = RdmaReceive.newInstance(bytes(4), false, 0);
+            ReceiveHolders holders = holders();
+            RdmaReceive r = RdmaReceive.newInstance(holders, bytes(4), false, 0);
             ByteBuf content = r.content();
             content.release();
             assertThrows(IllegalReferenceCountException.class, r::release);
@@ -82,7 +100,7 @@ class RdmaReceiveTest {
             // Not recycled: the pool never hands this receive out again.
             for (int i = 0; i < 100; i++) {
                 ByteBuf fresh = bytes(2);
-                RdmaReceive next = RdmaReceive.newInstance(fresh, false, 0);
+                RdmaReceive next = RdmaReceive.newInstance(holders, fresh, false, 0);
                 assertNotSame(r, next, "a receive whose release failed must not go back to the pool");
                 assertSame(fresh, next.content());
                 next.release();
@@ -92,15 +110,14 @@ class RdmaReceiveTest {
 
     @Test
     void aRecycledReceiveIsClean() throws Throwable {
-        // The pool hands released receives out again; Netty may skip pooling some instances, so cycle until one is
-        // reused.
         AtomicBoolean reusedOne = new AtomicBoolean();
         EventLoopThread.run(() -> {
-            RdmaReceive previous = RdmaReceive.newInstance(bytes(4), true, 0xabcd);
+            ReceiveHolders holders = holders();
+            RdmaReceive previous = RdmaReceive.newInstance(holders, bytes(4), true, 0xabcd);
             for (int i = 0; i < 1000 && !reusedOne.get(); i++) {
                 previous.release();
                 ByteBuf next = bytes(3);
-                RdmaReceive r = RdmaReceive.newInstance(next, false, 0);
+                RdmaReceive r = RdmaReceive.newInstance(holders, next, false, 0);
                 if (r == previous) {
                     reusedOne.set(true);
                     assertSame(next, r.content(), "the new content, not the old one");
@@ -117,8 +134,36 @@ class RdmaReceiveTest {
     }
 
     @Test
+    void onlyReceivesEndedOnTheLoopThreadGoBack() throws Throwable {
+        ReceiveHolders holders = holders();
+        RdmaReceive r = RdmaReceive.newInstance(holders, bytes(4), false, 0);
+        assertTrue(r.release());
+        assertEquals(1, holders.free());
+        assertSame(r, RdmaReceive.newInstance(holders, bytes(4), false, 0), "the one free holder is taken");
+        assertEquals(0, holders.free());
+        EventLoopThread.run(() -> assertTrue(r.release()));
+        assertEquals(0, holders.free(), "a receive ended on another thread is not kept");
+        RdmaReceive fresh = RdmaReceive.newInstance(holders, bytes(2), false, 0);
+        assertNotSame(r, fresh);
+        assertTrue(fresh.release());
+    }
+
+    @Test
+    void freeHoldersAreBounded() {
+        ReceiveHolders holders = holders();
+        RdmaReceive[] live = new RdmaReceive[ReceiveHolders.MAX_FREE + 3];
+        for (int i = 0; i < live.length; i++) {
+            live[i] = RdmaReceive.newInstance(holders, Unpooled.EMPTY_BUFFER, false, 0);
+        }
+        for (RdmaReceive r : live) {
+            r.release();
+        }
+        assertEquals(ReceiveHolders.MAX_FREE, holders.free());
+    }
+
+    @Test
     void derivedReceivesAreUnpooledAndOwnTheirContent() {
-        RdmaReceive r = RdmaReceive.newInstance(bytes(8), true, 7);
+        RdmaReceive r = RdmaReceive.newInstance(holders(), bytes(8), true, 7);
         RdmaReceive copy = r.copy();
         RdmaReceive dup = r.retainedDuplicate();
         assertTrue(copy.hasInvalidatedRkey());

@@ -8,6 +8,7 @@ import com.kenai.jffi.Library;
 import com.kenai.jffi.MemoryIO;
 import com.kenai.jffi.Type;
 import dev.rpcrdma.channel.verbs.NativeCalls;
+import dev.rpcrdma.channel.verbs.SendWorkRequests;
 import java.util.concurrent.TimeUnit;
 import jnr.ffi.LibraryLoader;
 import jnr.ffi.annotations.IgnoreError;
@@ -77,6 +78,8 @@ public class NativeCallBenchmark {
     private LibCOutArrays outArrays;
     private long buffer;
     private long value = -42;
+    private SendWorkRequests sendWr;
+    private long wrBlock;
 
     @Setup
     public void setUp() {
@@ -93,11 +96,34 @@ public class NativeCallBenchmark {
         ignoringErrno = LibraryLoader.create(LibCIgnoringErrno.class).load("libc.so.6");
         outArrays = LibraryLoader.create(LibCOutArrays.class).load("libc.so.6");
         buffer = MemoryIO.getInstance().allocateMemory(64, true);
+        sendWr = new SendWorkRequests(1, 1);
+        wrBlock = MemoryIO.getInstance().allocateMemory(128, true);
     }
 
     @TearDown
     public void tearDown() {
         MemoryIO.getInstance().freeMemory(buffer);
+        MemoryIO.getInstance().freeMemory(wrBlock);
+        sendWr.close();
+    }
+
+    /**
+     * One Send work request written as the data path writes each (the chain started over, a request with one SGE):
+     * the 128-byte {@code struct ibv_send_wr} zeroed with plain stores.
+     */
+    @Benchmark
+    public long sendWorkRequestWritten() {
+        sendWr.clear();
+        int i = sendWr.add(value, 0, 2);
+        sendWr.addSge(i, buffer, 16, 7);
+        return sendWr.wr(i);
+    }
+
+    /** The zeroing of one {@code struct ibv_send_wr} as it was: {@code Unsafe.setMemory} of 128 bytes. */
+    @Benchmark
+    public long sendWorkRequestSetMemory() {
+        MemoryIO.getInstance().setMemory(wrBlock, 128, (byte) 0);
+        return wrBlock;
     }
 
     /** The Java floor: no native call. */

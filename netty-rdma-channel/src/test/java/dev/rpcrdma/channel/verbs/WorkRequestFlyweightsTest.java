@@ -110,6 +110,38 @@ class WorkRequestFlyweightsTest {
     }
 
     @Test
+    void reusedWorkRequestIsZeroedToItsLastWord() {
+        try (SendWorkRequests wrs = new SendWorkRequests(1, 1)) {
+            int i = wrs.add(1, IBV_WR_RDMA_WRITE, IBV_SEND_SIGNALED);
+            wrs.bindMw(i, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60).immData(i, 5).rdma(i, 0x70, 0x80);
+            for (int off = 0; off < IbvLayouts.IbvSendWr.SIZE; off += 8) {
+                IO.putLong(wrs.wr(i) + off, -1L);
+            }
+            wrs.clear();
+            int j = wrs.add(9, 0, 0);
+            long wr = wrs.wr(j);
+            assertEquals(9, IO.getLong(wr));
+            assertEquals(wrs.sge(j, 0), IO.getAddress(wr + 16));
+            for (int off = 0; off < IbvLayouts.IbvSendWr.SIZE; off += 8) {
+                if (off != 0 && off != 16) {
+                    assertEquals(0, IO.getLong(wr + off), "word at offset " + off);
+                }
+            }
+        }
+        try (RecvWorkRequests wrs = new RecvWorkRequests(1, 1)) {
+            int i = wrs.add(3);
+            for (int off = 0; off < IbvLayouts.IbvRecvWr.SIZE; off += 8) {
+                IO.putLong(wrs.wr(i) + off, -1L);
+            }
+            wrs.clear();
+            long wr = wrs.wr(wrs.add(4));
+            assertEquals(4, IO.getLong(wr));
+            assertEquals(0, IO.getLong(wr + 8));
+            assertEquals(0, IO.getLong(wr + 24));
+        }
+    }
+
+    @Test
     void recvWorkRequestsAreWrittenInPlaceAndChained() {
         try (RecvWorkRequests wrs = new RecvWorkRequests(3, 1)) {
             for (int k = 0; k < 3; k++) {
