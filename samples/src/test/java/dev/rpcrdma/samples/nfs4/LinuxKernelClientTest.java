@@ -156,12 +156,14 @@ class LinuxKernelClientTest {
     }
 
     @Test
+    @Tag("rdma-device-once") // TCP: the same on every provider
     void kernelClientOverTcp() throws Exception {
         server = Nfs4Server.start("--port", "2049", "--address", "0.0.0.0", "--lease", "20");
         workload("tcp", 2049);
     }
 
     @Test
+    @Tag("rdma-device-once") // TCP: the same on every provider
     void kernelClientDelegationRecalledOverTcpBackchannel() throws Exception {
         server = Nfs4Server.start("--port", "2049", "--address", "0.0.0.0", "--lease", "20");
         delegationRecall("tcp", 2049);
@@ -252,6 +254,7 @@ class LinuxKernelClientTest {
 
     /** The host-directory backend ({@code --export}) under the kernel client over RDMA: files land in the directory. */
     @Test
+    @Tag("rdma-device-once") // the backend; the transport per provider is kernelClientOverRdma's
     void kernelClientOnAHostDirectoryExport() throws Exception {
         String export = "/tmp/our-nfs4-export";
         sh("rm -rf " + export + " && mkdir -p " + export + " && echo from-the-host > " + export + "/hello");
