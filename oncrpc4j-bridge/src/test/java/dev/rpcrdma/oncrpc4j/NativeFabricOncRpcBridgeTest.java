@@ -15,6 +15,7 @@ import java.net.InetAddress;
  * ({@code tools/vm/run-rdma-tests}); the device's resource counts must be back at their baseline after the class.
  */
 @Tag("rdma-device")
+@Tag("rdma-device-once") // the bridge's plumbing; the transport under it is rpcrdma-handlers' suites'
 @ExtendWith(DeviceResourceBaseline.class)
 class NativeFabricOncRpcBridgeTest extends RdmaOncRpcBridgeSuite {
     @Override

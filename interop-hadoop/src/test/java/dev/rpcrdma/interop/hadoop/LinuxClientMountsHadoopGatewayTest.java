@@ -23,16 +23,18 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The Linux kernel NFS client mounts Apache Hadoop's NFS gateway (hadoop-hdfs-nfs 3.4.1 on a MiniDFSCluster),
  * unchanged, over RPC-over-RDMA on Soft-RoCE: {@code mount -o vers=3,proto=rdma,port=20049} with MOUNT over TCP, the
- * gateway's NFS program behind the byte framing with RFC 8267's NFS binding. 64 MiB written and read back after a
- * remount, byte-checked; a directory of files listed, renamed and removed; READ data in the client's Write chunks
+ * gateway's NFS program behind the byte framing with RFC 8267's NFS binding. {@value #DEFAULT_MIB} MiB (three of the
+ * gateway's 8 MiB HDFS blocks; {@code -Dhadoop.gateway.mib}) written and read back after a remount, byte-checked; a directory of files listed, renamed and removed; READ data in the client's Write chunks
  * (the gateway's counter and the kernel's mountstats). With {@code -Dhadoop.gateway.dd.mib=256}, then, in the same
  * boot, 256 MiB written and read with dd over RDMA and over TCP (the gateway's own TCP server): figures printed, not
  * asserted.
  * Only in the VM stage (as root, with the kernel's NFS client and xprtrdma).
  */
 @Tag("rdma-device")
+@Tag("rdma-device-once") // the gateway on our stack; the kernel client per provider: samples' nfs4
 class LinuxClientMountsHadoopGatewayTest {
     static final String MNT = "/tmp/hadoop-nfs-mnt";
+    static final int DEFAULT_MIB = 24;
 
     static String run(String script, int seconds) throws IOException, InterruptedException {
         Process p = new ProcessBuilder("sh", "-c", script).redirectErrorStream(true).start();
@@ -87,7 +89,7 @@ class LinuxClientMountsHadoopGatewayTest {
     }
 
     @Test
-    @Timeout(value = 40, unit = TimeUnit.MINUTES) // HDFS under emulation: MiniDFSCluster start, 64 MiB (+ dd)
+    @Timeout(value = 40, unit = TimeUnit.MINUTES) // HDFS under emulation: MiniDFSCluster start, the file (+ dd)
     void theKernelClientMountsHadoopsGatewayOverRdma(@TempDir File dir) throws Exception {
         String addr = System.getenv("VM_RDMA_ADDR");
         assumeTrue(addr != null, "SKIPPED: not in the Soft-RoCE VM (tools/vm/run sets VM_RDMA_ADDR)");
@@ -104,9 +106,11 @@ class LinuxClientMountsHadoopGatewayTest {
             String mount = "mount -t nfs -o " + options + " " + addr + ":/ " + MNT;
             try {
                 run(mount + " && grep " + MNT + " /proc/mounts", 600);
-                run("dd if=/dev/urandom of=/tmp/hadoop-64m bs=1M count=64 2>&1 && cp /tmp/hadoop-64m " + MNT
-                        + "/big && sync", 1200);
-                run("umount " + MNT + " && " + mount + " && cmp /tmp/hadoop-64m " + MNT + "/big && echo SAME && rm /tmp/hadoop-64m", 1200);
+                int fileMib = Integer.getInteger("hadoop.gateway.mib", DEFAULT_MIB);
+                run("dd if=/dev/urandom of=/tmp/hadoop-big bs=1M count=" + fileMib + " 2>&1 && cp /tmp/hadoop-big "
+                        + MNT + "/big && sync", 1200);
+                run("umount " + MNT + " && " + mount + " && cmp /tmp/hadoop-big " + MNT + "/big && echo SAME"
+                        + " && rm /tmp/hadoop-big", 1200);
                 run("mkdir " + MNT + "/dir && i=0; while [ $i -lt 20 ]; do echo $i > " + MNT + "/dir/f$i || exit 1; "
                         + "i=$((i+1)); done; ls " + MNT + "/dir | wc -l", 600);
                 String listed = run("ls " + MNT + "/dir | wc -l", 120).trim();

@@ -12,6 +12,7 @@ import java.net.InetAddress;
 
 /** Hadoop's portmap over the native fabric (Soft-RoCE): only in the VM stage. */
 @Tag("rdma-device")
+@Tag("rdma-device-once") // Hadoop's programs on our stack; the transport is rpcrdma-handlers'
 @ExtendWith(DeviceResourceBaseline.class)
 class NativeFabricHadoopPortmapTest extends HadoopPortmapOverRdmaSuite {
     @Override

@@ -127,6 +127,7 @@ class LinuxNfsdBackchannelInteropTest {
     }
 
     @Test
+    @Tag("rdma-device-once") // TCP: the same on every provider
     void overTcpNfsdRecallsADelegationThroughOurBackchannel() throws Exception {
         CallbackProgram program = new CallbackProgram(TCP_BACKWARD_SLOTS);
         group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The callback demo on a real RDMA device (Soft-RoCE in the VM stage): one command, both directions. */
 @Tag("rdma-device")
+@Tag("rdma-device-once") // the demo's command line; the backchannel is rpcrdma-handlers'
 @ExtendWith(LeakDetectionExtension.class)
 class NativeFabricCallbackDemoTest {
     @Test

@@ -17,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * dummy0).
  */
 @Tag("rdma-device")
+@Tag("rdma-device-once") // the sample's command line; the transport is rpcrdma-handlers' suites'
 class NativeFabricEchoTest extends EchoRdmaSuite {
 
     @BeforeEach

@@ -20,14 +20,18 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The REAL Linux kernel NFS client against our server, in the Soft-RoCE VM (tools/vm/run-rdma-tests samples):
  * the server runs in this JVM, the kernel mounts it ({@code mount -t nfs -o vers=4.1,proto=tcp} and later
- * {@code proto=rdma}), and shell commands do what a user would: a 64 MiB dd written and read back byte-checked
- * after a remount, 1000 files created and listed with {@code ls -l}, mkdir/rename/rm, a clean umount. Over TCP it
- * also checks a read delegation held by the kernel client is recalled over its backchannel when our Java client
- * opens the file for write. The mount has no mount.nfs helper in the VM: util-linux passes the options straight
- * to the kernel, hence {@code addr=}.
+ * {@code proto=rdma}), and shell commands do what a user would: a {@value #DEFAULT_MIB} MiB dd (many of the kernel
+ * client's full-size WRITEs and READs, the server's maximum being 1 MiB; {@code -Dnfs4.kernelClient.mib}) written and
+ * read back byte-checked after a remount, also by four readers at once, 1000 files created and listed with
+ * {@code ls -l}, mkdir/rename/rm, a clean umount. Over TCP it also checks a read delegation held by the kernel
+ * client is recalled over its backchannel when our Java client opens the file for write. The mount has no mount.nfs
+ * helper in the VM: util-linux passes the options straight to the kernel, hence {@code addr=}.
  */
 @Tag("rdma-device")
 class LinuxKernelClientTest {
+    static final int DEFAULT_MIB = 16;
+    static final int MIB = Integer.getInteger("nfs4.kernelClient.mib", DEFAULT_MIB);
+
     /** The mount point: one per test, so a mount a failed test left behind cannot disturb the next. */
     String MNT;
     Nfs4Server server;
@@ -123,7 +127,7 @@ class LinuxKernelClientTest {
     /** The workload of the issue, over one mount: dd, remount, cmp, 1000 files, ls -l, mkdir/rename/rm. */
     void workload(String proto, int port) throws Exception {
         sh(mountCommand(proto, port) + " && grep " + MNT + " /proc/mounts");
-        sh("dd if=/dev/urandom of=/tmp/nfs41-src bs=1M count=64 2>&1 && dd if=/tmp/nfs41-src of=" + MNT
+        sh("dd if=/dev/urandom of=/tmp/nfs41-src bs=1M count=" + MIB + " 2>&1 && dd if=/tmp/nfs41-src of=" + MNT
                 + "/big bs=1M conv=fsync 2>&1 && ls -l " + MNT);
         remount(proto, port);
         sh("cmp /tmp/nfs41-src " + MNT + "/big && echo BYTE-IDENTICAL");
@@ -156,12 +160,14 @@ class LinuxKernelClientTest {
     }
 
     @Test
+    @Tag("rdma-device-once") // TCP: the same on every provider
     void kernelClientOverTcp() throws Exception {
         server = Nfs4Server.start("--port", "2049", "--address", "0.0.0.0", "--lease", "20");
         workload("tcp", 2049);
     }
 
     @Test
+    @Tag("rdma-device-once") // TCP: the same on every provider
     void kernelClientDelegationRecalledOverTcpBackchannel() throws Exception {
         server = Nfs4Server.start("--port", "2049", "--address", "0.0.0.0", "--lease", "20");
         delegationRecall("tcp", 2049);
@@ -252,6 +258,7 @@ class LinuxKernelClientTest {
 
     /** The host-directory backend ({@code --export}) under the kernel client over RDMA: files land in the directory. */
     @Test
+    @Tag("rdma-device-once") // the backend; the transport per provider is kernelClientOverRdma's
     void kernelClientOnAHostDirectoryExport() throws Exception {
         String export = "/tmp/our-nfs4-export";
         sh("rm -rf " + export + " && mkdir -p " + export + " && echo from-the-host > " + export + "/hello");
