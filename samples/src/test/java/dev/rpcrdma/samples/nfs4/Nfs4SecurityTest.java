@@ -212,6 +212,10 @@ class Nfs4SecurityTest {
                 "--keytab: only with --sec krb5, krb5i or krb5p");
         assertOneLineError(run("--port", "0", "--sec", "krb5p", "--keytab", serverKeytab.toString(),
                 "--principal", "nfs/localhost"), 2, "--principal: nfs/HOST@REALM, not nfs/localhost");
+        Nfs4CommandTest.CommandRun started = run("--port", "0", "--address", "127.0.0.1", "--sec", "krb5i,krb5p",
+                "--keytab", serverKeytab.toString(), "--principal", Krb5Realm.name("nfs/localhost"));
+        assertEquals(0, started.code(), started.err());
+        assertTrue(started.out().contains("mount -t nfs -o vers=4.1,sec=krb5i,proto=tcp,port="), started.out());
         Path missing = Files.createTempDirectory("nfs4-sec").resolve("none.keytab");
         assertOneLineError(run("--port", "0", "--sec", "krb5p", "--keytab", missing.toString(),
                 "--principal", Krb5Realm.name("nfs/localhost")), 2, "--keytab " + missing + ": no such file");
