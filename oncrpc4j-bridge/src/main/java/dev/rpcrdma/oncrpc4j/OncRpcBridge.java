@@ -12,6 +12,7 @@ import org.dcache.oncrpc4j.rpc.IoStrategy;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
+import org.dcache.oncrpc4j.rpc.gss.GssSessionManager;
 
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -42,12 +43,20 @@ public final class OncRpcBridge {
     private final Map<OncRpcProgram, RpcDispatchable> programs;
     private final ExecutorService executor;
     private final RpcRdmaFraming framing;
+    /** RPCSEC_GSS contexts, as {@code OncRpcSvcBuilder.withGssSessionManager} takes them; null: no RPCSEC_GSS. */
+    private final GssSessionManager gss;
 
     private OncRpcBridge(Map<OncRpcProgram, RpcDispatchable> programs, ExecutorService executor,
                          RpcRdmaFraming framing) {
+        this(programs, executor, framing, null);
+    }
+
+    private OncRpcBridge(Map<OncRpcProgram, RpcDispatchable> programs, ExecutorService executor,
+                         RpcRdmaFraming framing, GssSessionManager gss) {
         this.programs = Map.copyOf(ObjectUtil.checkNotNull(programs, "programs"));
         this.executor = executor;
         this.framing = ObjectUtil.checkNotNull(framing, "framing");
+        this.gss = gss;
     }
 
     /**
@@ -80,7 +89,19 @@ public final class OncRpcBridge {
      * says: oncrpc4j calls in both directions on one connection.
      */
     public OncRpcBridge withFraming(RpcRdmaFraming framing) {
-        return new OncRpcBridge(programs, executor, framing.withBackchannel());
+        return new OncRpcBridge(programs, executor, framing.withBackchannel(), gss);
+    }
+
+    /**
+     * With RPCSEC_GSS (RFC 2203) by oncrpc4j's own {@link GssSessionManager}, as
+     * {@code OncRpcSvcBuilder.withGssSessionManager(manager)} sets it up over TCP: oncrpc4j's GSS filter creates and
+     * destroys contexts, checks each call's verifier and sequence, unwraps krb5i/krb5p arguments, fills
+     * {@code call.getCredential().getSubject()} from the manager's login service and protects the reply; the
+     * programs run unchanged. It runs on the executor (the login service may block). Over RDMA a krb5i/krb5p call or
+     * reply is never reduced by DDP (RFC 8166 §8.2.2): the byte framing moves no data items at all.
+     */
+    public OncRpcBridge withGssSessionManager(GssSessionManager manager) {
+        return new OncRpcBridge(programs, executor, framing, ObjectUtil.checkNotNull(manager, "manager"));
     }
 
     /** The RDMA framing (its counters: {@code framing().stats()}). */
@@ -95,7 +116,7 @@ public final class OncRpcBridge {
             protected void initChannel(Channel ch) {
                 boolean server = ch.parent() != null;
                 ch.pipeline().addLast("rpcRdmaFraming", server ? framing.responder(ch) : framing.requester(ch));
-                ch.pipeline().addLast("oncrpc4j", new OncRpcBridgeHandler(programs, executor));
+                ch.pipeline().addLast("oncrpc4j", new OncRpcBridgeHandler(programs, executor, gss));
             }
         };
     }
@@ -107,7 +128,7 @@ public final class OncRpcBridge {
             protected void initChannel(Channel ch) {
                 ch.pipeline().addLast("recordDecoder", new RecordMarkingDecoder(MAX_TCP_RECORD, new RpcStats()));
                 ch.pipeline().addLast("recordEncoder", new RecordMarkingEncoder(MAX_TCP_RECORD));
-                ch.pipeline().addLast("oncrpc4j", new OncRpcBridgeHandler(programs, executor));
+                ch.pipeline().addLast("oncrpc4j", new OncRpcBridgeHandler(programs, executor, gss));
             }
         };
     }

@@ -10,15 +10,23 @@ import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.OncRpcRejectedException;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcAccepsStatus;
+import org.dcache.oncrpc4j.rpc.RpcAuthType;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.rpc.RpcException;
 import org.dcache.oncrpc4j.rpc.RpcMessageType;
 import org.dcache.oncrpc4j.rpc.RpcReply;
 import org.dcache.oncrpc4j.rpc.RpcTransport;
+import org.dcache.oncrpc4j.rpc.gss.GssProtocolFilter;
+import org.dcache.oncrpc4j.rpc.gss.GssSessionManager;
+import org.dcache.oncrpc4j.rpc.gss.RpcGssCall;
 import org.dcache.oncrpc4j.xdr.Xdr;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.filterchain.FilterChainContext;
+import org.glassfish.grizzly.filterchain.NextAction;
 
 import java.io.IOException;
+import java.lang.reflect.Proxy;
 import java.nio.channels.CompletionHandler;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -40,15 +48,43 @@ final class OncRpcBridgeHandler extends ChannelInboundHandlerAdapter {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(OncRpcBridgeHandler.class);
 
+    /**
+     * The Grizzly connection of the filter chain context oncrpc4j's GSS filter runs in: there is none here (the
+     * filter reads and writes only the message, and replies through the call's transport), so every method answers
+     * a default.
+     */
+    private static final Connection NO_CONNECTION = (Connection) Proxy.newProxyInstance(
+            Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                switch (method.getName()) {
+                    case "toString":
+                        return "no connection (RPC-over-RDMA / Netty bridge)";
+                    case "hashCode":
+                        return System.identityHashCode(proxy);
+                    case "equals":
+                        return proxy == args[0];
+                    default:
+                        Class<?> t = method.getReturnType();
+                        return t == boolean.class ? Boolean.FALSE : t == int.class ? 0 : t == long.class ? 0L : null;
+                }
+            });
+
     private final Map<OncRpcProgram, RpcDispatchable> programs;
     /** Where programs run; null: on the event loop, in {@code channelRead} (SAME_THREAD). */
     private final ExecutorService executor;
     private final ReplyQueue replyQueue = new ReplyQueue();
+    /** oncrpc4j's RPCSEC_GSS filter over the bridge's session manager, or null. */
+    private final GssProtocolFilter gss;
     private NettyRpcTransport transport;
 
     OncRpcBridgeHandler(Map<OncRpcProgram, RpcDispatchable> programs, ExecutorService executor) {
+        this(programs, executor, null);
+    }
+
+    OncRpcBridgeHandler(Map<OncRpcProgram, RpcDispatchable> programs, ExecutorService executor,
+                        GssSessionManager gssSessionManager) {
         this.programs = programs;
         this.executor = executor;
+        this.gss = gssSessionManager != null ? new GssProtocolFilter(gssSessionManager) : null;
     }
 
     /** The connection's transport (after the handler was added). */
@@ -100,6 +136,15 @@ final class OncRpcBridgeHandler extends ChannelInboundHandlerAdapter {
             logger.info("{} rejected an RPC call: {}", ctx.channel(), e.getMessage());
             return;
         }
+        if (gss != null && call.getCredential().type() == RpcAuthType.RPCGSS_SEC) {
+            try {
+                executor.execute(() -> authenticateAndDispatch(ctx, call));
+            } catch (RejectedExecutionException e) {
+                logger.warn("{} answering SYSTEM_ERR: the executor refused the call {}", ctx.channel(), call);
+                call.failRpcSystem();
+            }
+            return;
+        }
         RpcDispatchable program = programs.get(new OncRpcProgram(call.getProgram(), call.getProgramVersion()));
         if (program == null) {
             call.failProgramUnavailable();
@@ -113,6 +158,35 @@ final class OncRpcBridgeHandler extends ChannelInboundHandlerAdapter {
             executor.execute(() -> dispatch(program, call));
         } catch (RejectedExecutionException e) {
             logger.warn("{} answering SYSTEM_ERR: the executor refused the call {}", ctx.channel(), call);
+            call.failRpcSystem();
+        }
+    }
+
+    /**
+     * oncrpc4j's {@link GssProtocolFilter} on one RPCSEC_GSS call, as its Grizzly chain runs it between
+     * {@code RpcProtocolFilter} and {@code RpcDispatcher}: context creation and destruction are answered by the
+     * filter; a DATA call it accepts comes back as an {@code RpcGssCall} (its arguments unwrapped, its replies
+     * protected) and goes to its program; one it refuses was answered (or dropped) by the filter.
+     */
+    private void authenticateAndDispatch(ChannelHandlerContext ctx, RpcCall call) {
+        try {
+            FilterChainContext chain = FilterChainContext.create(NO_CONNECTION);
+            chain.setMessage(call);
+            NextAction next = gss.handleRead(chain);
+            if (next.type() != chain.getInvokeAction().type() || !(chain.getMessage() instanceof RpcGssCall)) {
+                return;
+            }
+            RpcGssCall authenticated = (RpcGssCall) chain.getMessage();
+            RpcDispatchable program = programs.get(new OncRpcProgram(authenticated.getProgram(),
+                    authenticated.getProgramVersion()));
+            if (program == null) {
+                authenticated.failProgramUnavailable();
+                return;
+            }
+            dispatch(program, authenticated);
+        } catch (IOException | RuntimeException e) {
+            logger.warn("{} answering SYSTEM_ERR: RPCSEC_GSS processing of {} failed: {}", ctx.channel(), call,
+                    e.toString());
             call.failRpcSystem();
         }
     }

@@ -299,6 +299,16 @@ public final class RpcGssAuthenticator implements RpcAuthenticator {
             logger.debug("{} RPCSEC_GSS {} destroyed", channel, context);
             return RpcAuthVerdict.answer(reply);
         }
+        long reduced = message.reducedBytes() + message.body().placedBytes();
+        if (cred.service != RpcGssService.NONE && reduced > 0) {
+            // RFC 8166 §8.2.2.3: integrity and privacy cover the whole XDR stream; a requester that moved part of
+            // it into Read chunks (a reduced data item, position > 0) sent a body that cannot verify.
+            stats.reducedBody();
+            warn("{} {}: RPCSEC_GSS {} body reduced by DDP ({} bytes in Read chunks) refused (RFC 8166 §8.2.2)",
+                    channel, call, cred.service, reduced);
+            return RpcAuthVerdict.answer(auth.protect(call.xid(), AcceptStat.GARBAGE_ARGS, XdrPayload.empty(),
+                    channel.alloc()));
+        }
         ByteBuf arguments;
         try {
             arguments = GssBody.unwrap(context.gss, cred.service, cred.seq, message.body());

@@ -18,6 +18,7 @@ public final class RpcGssStats {
     private final LongAdder badVerifiers = new LongAdder();
     private final LongAdder replayDrops = new LongAdder();
     private final LongAdder badBodies = new LongAdder();
+    private final LongAdder reducedBodies = new LongAdder();
 
     void contextEstablished() {
         contextsEstablished.increment();
@@ -57,6 +58,10 @@ public final class RpcGssStats {
 
     void badBody() {
         badBodies.increment();
+    }
+
+    void reducedBody() {
+        reducedBodies.increment();
     }
 
     /** Contexts established (INIT / CONTINUE_INIT completed). */
@@ -110,10 +115,18 @@ public final class RpcGssStats {
     }
 
     /**
+     * Integrity or privacy calls whose body a requester reduced by DDP, Read chunks inside the protected body
+     * (RFC 8166 §8.2.2: never allowed; GARBAGE_ARGS).
+     */
+    public long reducedBodies() {
+        return reducedBodies.sum();
+    }
+
+    /**
      * Exposes these counters in {@code metrics} (its JMX MBean and {@link RpcMetrics#attached()}) as
      * {@code RpcGss.ContextsEstablished}, {@code .ContextsDestroyed}, {@code .ContextsEvicted},
      * {@code .ContextsExpired}, {@code .InitFailures}, {@code .BadCredentials}, {@code .UnknownHandles},
-     * {@code .BadVerifiers}, {@code .ReplayDrops}, {@code .BadBodies}; returns {@code metrics}.
+     * {@code .BadVerifiers}, {@code .ReplayDrops}, {@code .BadBodies}, {@code .ReducedBodies}; returns {@code metrics}.
      */
     public RpcMetrics attachTo(RpcMetrics metrics) {
         return ObjectUtil.checkNotNull(metrics, "metrics")
@@ -126,7 +139,8 @@ public final class RpcGssStats {
                 .attach("RpcGss.UnknownHandles", this::unknownHandles)
                 .attach("RpcGss.BadVerifiers", this::badVerifiers)
                 .attach("RpcGss.ReplayDrops", this::replayDrops)
-                .attach("RpcGss.BadBodies", this::badBodies);
+                .attach("RpcGss.BadBodies", this::badBodies)
+                .attach("RpcGss.ReducedBodies", this::reducedBodies);
     }
 
     @Override
@@ -135,6 +149,6 @@ public final class RpcGssStats {
                 + ", evicted=" + contextsEvicted() + ", expired=" + contextsExpired() + ", initFailures="
                 + initFailures() + ", badCredentials=" + badCredentials() + ", unknownHandles=" + unknownHandles()
                 + ", badVerifiers=" + badVerifiers() + ", replayDrops=" + replayDrops() + ", badBodies="
-                + badBodies() + ')';
+                + badBodies() + ", reducedBodies=" + reducedBodies() + ')';
     }
 }

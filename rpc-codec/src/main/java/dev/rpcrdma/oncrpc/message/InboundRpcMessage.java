@@ -37,6 +37,7 @@ public final class InboundRpcMessage extends AbstractReferenceCounted {
     private ByteBuf buffer;
     private Deque<ByteBuf> placed;
     private int size;
+    private long reducedBytes;
 
     private InboundRpcMessage(Recycler.Handle<InboundRpcMessage> handle) {
         this.handle = handle;
@@ -51,6 +52,7 @@ public final class InboundRpcMessage extends AbstractReferenceCounted {
         m.setRefCnt(1);
         m.buffer = buffer;
         m.size = buffer.readableBytes();
+        m.reducedBytes = 0;
         m.placed = placed;
         m.body.reset(buffer, placed);
         return m;
@@ -83,6 +85,21 @@ public final class InboundRpcMessage extends AbstractReferenceCounted {
      */
     public int size() {
         return size;
+    }
+
+    /**
+     * The bytes of the body that travelled as reduced DDP-eligible items (RFC 8166 §3.4: Read chunks at a non-zero
+     * position, which the transport put back into the stream), 0 over TCP or when nothing was reduced. RPCSEC_GSS
+     * integrity and privacy refuse such a call (RFC 8166 §8.2.2.3).
+     */
+    public long reducedBytes() {
+        return reducedBytes;
+    }
+
+    /** Records what {@link #reducedBytes()} says (the RPC-over-RDMA responder); this. */
+    public InboundRpcMessage reducedBytes(long bytes) {
+        this.reducedBytes = bytes;
+        return this;
     }
 
     /** The header; valid until this message is released. */
@@ -133,6 +150,7 @@ public final class InboundRpcMessage extends AbstractReferenceCounted {
         header = null;
         buffer = null;
         placed = null;
+        reducedBytes = 0;
         body.reset(Unpooled.EMPTY_BUFFER, null);
         handle.recycle(this);
     }

@@ -36,6 +36,15 @@ final class CallReassembly {
     /** The plan of every call without Read chunks (shared: it has no per-call state). */
     private static final CallReassembly INLINE = new CallReassembly(null, List.of(), 0, 0);
 
+    /** The bytes of the Read chunks at non-zero positions (reduced data items, without their pads). */
+    long reducedBytes() {
+        long n = 0;
+        for (ReadChunk c : inserted) {
+            n += c.length();
+        }
+        return n;
+    }
+
     private CallReassembly(ReadChunk positionZero, List<ReadChunk> inserted, long totalRead, long insertedBytes) {
         this.positionZero = positionZero;
         this.inserted = inserted;

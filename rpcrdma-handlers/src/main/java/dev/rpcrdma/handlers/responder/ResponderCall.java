@@ -145,6 +145,11 @@ final class ResponderCall implements ChannelFutureListener {
         inline = null;
     }
 
+    /** The bytes that came in Read chunks at non-zero positions (reduced data items), 0 if none. */
+    long reducedBytes() {
+        return plan == null ? 0 : plan.reducedBytes();
+    }
+
     /** The call's XDR stream from the pulled chunks and the inline part; the pull's buffers pass into it. */
     ByteBuf assemble(ByteBufAllocator alloc) {
         if (inPlace) {

@@ -449,7 +449,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
             return;
         }
         call.delivered = true;
-        ctx.fireChannelRead(message);
+        ctx.fireChannelRead(message.reducedBytes(call.reducedBytes()));   // RPCSEC_GSS checks it (RFC 8166 §8.2.2)
     }
 
     /**

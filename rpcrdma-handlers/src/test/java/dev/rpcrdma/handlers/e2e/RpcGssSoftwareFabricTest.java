@@ -14,6 +14,8 @@ import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.client.RpcCallSecurity;
 import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.client.RpcException;
+import dev.rpcrdma.oncrpc.client.RpcReplyException;
+import dev.rpcrdma.oncrpc.message.AcceptStat;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcReply;
@@ -48,6 +50,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -98,6 +101,96 @@ class RpcGssSoftwareFabricTest {
     @EnumSource(value = RpcGssService.class, names = {"INTEGRITY", "PRIVACY"})
     void aWriteChunkOfferedForAProtectedReplyStaysUnused(RpcGssService service) throws Exception {
         run(service, true);
+    }
+
+    /**
+     * A requester that reduces the protected body anyway (RFC 8166 §8.2.2.3 forbids it): the integrity data or the
+     * privacy seal travels in a Read chunk at a non-zero position. The responder refuses the call with GARBAGE_ARGS
+     * (counted, logged), the connection and the context go on.
+     */
+    @ParameterizedTest
+    @EnumSource(value = RpcGssService.class, names = {"INTEGRITY", "PRIVACY"})
+    void aProtectedBodyReducedByDdpIsRefused(RpcGssService service) throws Exception {
+        RpcGssAuthenticator gss = new RpcGssAuthenticator(acceptor);
+        RpcProgramRegistry registry = new RpcProgramRegistry().registerNull(PROG, VERS)
+                .register(PROG, VERS, ECHO, (call, in) -> {
+                    XdrPayload results = call.newPayload();
+                    results.writer().writeOpaque(in.readOpaque(1 << 20));
+                    call.replySuccess(results);
+                });
+        RpcRdmaStats serverStats = new RpcRdmaStats();
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(2,
+                RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().fabric(RdmaFabric.SOFTWARE)));
+        try {
+            Channel server = new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
+                    .childHandler(new RpcRdmaServerInitializer(new RpcDispatcher(registry, new RpcStats())
+                            .withAuthenticator(gss), RpcRdmaConfig.DEFAULT, serverStats))
+                    .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+            RpcClient client = RpcClient.of(new Bootstrap().group(group).channel(RdmaChannel.class)
+                    .handler(new RpcRdmaClientInitializer(new RpcStats(), RpcRdmaConfig.DEFAULT, new RpcRdmaStats(),
+                            Duration.ofSeconds(30)))
+                    .connect(server.localAddress()).sync().channel());
+            try {
+                RpcGssClientContext context = RpcGssClientContext.establish(client, PROG, VERS, alice, target,
+                        service);
+                byte[] data = new byte[SIZE];
+                ThreadLocalRandom.current().nextBytes(data);
+                XdrPayload args = client.newPayload();
+                args.writer().writeOpaque(data);
+                RpcReplyException refused = assertThrows(RpcReplyException.class, () -> client.callAndWait(PROG,
+                        VERS, ECHO, args, r -> r.readOpaque(1 << 20),
+                        CallOptions.DEFAULT.withSecurity(reducing(context)).withReplyHints(0, SIZE + 1024)));
+                assertEquals(AcceptStat.GARBAGE_ARGS, refused.reply().acceptStat());
+                assertEquals(1, gss.stats().reducedBodies());
+                assertTrue(serverStats.readChunks() > 0, "the protected body came in a Read chunk");
+                XdrPayload again = client.newPayload();
+                again.writer().writeOpaque(data);
+                assertArrayEquals(data, client.callAndWait(PROG, VERS, ECHO, again, r -> r.readOpaque(1 << 20),
+                        context.callOptions().withReplyHints(0, SIZE + 1024)), "the context goes on");
+            } finally {
+                client.channel().close().sync();
+                server.close().sync();
+            }
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    /**
+     * {@code context}'s calls with the protected body reduced: {@code databody_integ} or {@code databody_priv} as
+     * a DDP-eligible item (a Read chunk), the checksum inline after it.
+     */
+    private static RpcCallSecurity reducing(RpcGssClientContext context) {
+        return new RpcCallSecurity() {
+            @Override
+            public Sealed seal(int xid, int program, int version, int procedure, int[] replyDdpItems,
+                               int maxReplySize, XdrPayload args, ByteBufAllocator alloc) throws RpcException {
+                Sealed sealed = context.seal(xid, program, version, procedure, replyDdpItems, maxReplySize, args,
+                        alloc);
+                OutboundRpcMessage original = sealed.message();
+                ByteBuf inline = original.body().toInlineBuffer(alloc);
+                XdrPayload reduced = XdrPayload.newPayload(alloc);
+                try {
+                    XdrReader in = new XdrReader(inline);
+                    reduced.writeDdpOpaque(io.netty.buffer.Unpooled.wrappedBuffer(in.readOpaque(1 << 20)));
+                    if (context.service() == RpcGssService.INTEGRITY) {
+                        reduced.writer().writeOpaque(in.readOpaque(1024));
+                    }
+                } catch (dev.rpcrdma.oncrpc.xdr.XdrException e) {
+                    throw new AssertionError(e);
+                } finally {
+                    inline.release();
+                }
+                OutboundRpcMessage message = new OutboundRpcMessage(original.header(), reduced);
+                original.release();
+                return new Sealed(message, sealed.state());
+            }
+
+            @Override
+            public ByteBuf open(Object state, RpcReply reply, XdrReader results) throws RpcException {
+                return context.open(state, reply, results);
+            }
+        };
     }
 
     /** {@code context}'s calls, offering one Write chunk of {@link #SIZE} bytes whatever the service. */

@@ -23,6 +23,10 @@ final class CompoundContext {
     final RpcCallContext call;
     final int uid;
     final int gid;
+    /** Whether the export accepts the call's security flavor for its file handles (RFC 5661 §2.6.3.1). */
+    final boolean secure;
+    /** The reply's RPC header and, under RPCSEC_GSS, room for its verifier and protection. */
+    final int replyHeader;
     long currentFh = NONE;
     long savedFh = NONE;
     /**
@@ -49,8 +53,15 @@ final class CompoundContext {
         this.fs = server.fileSystem();
         this.call = call;
         AuthSysCredential cred = call.authSys();
-        this.uid = cred != null ? cred.uid() : 65534;
-        this.gid = cred != null ? cred.gid() : 65534;
+        if (call.identity() instanceof ExportSecurity.Identity id) {   // RPCSEC_GSS: the mapped principal
+            this.uid = id.uid();
+            this.gid = id.gid();
+        } else {
+            this.uid = cred != null ? cred.uid() : ExportSecurity.NOBODY;
+            this.gid = cred != null ? cred.gid() : ExportSecurity.NOBODY;
+        }
+        this.secure = server.security().allows(call);
+        this.replyHeader = call.auth() != null ? REPLY_HEADER + GSS_REPLY_OVERHEAD : REPLY_HEADER;
     }
 
     /**
@@ -64,6 +75,11 @@ final class CompoundContext {
 
     /** The size of an RPC reply header before the results: AUTH_NONE verifier, SUCCESS (RFC 5531 §9). */
     static final int REPLY_HEADER = 24;
+    /**
+     * What RPCSEC_GSS adds to a reply at most with Kerberos V5 (AES): a MIC verifier instead of AUTH_NONE's, and
+     * the integrity checksum or the privacy seal around the results.
+     */
+    static final int GSS_REPLY_OVERHEAD = 192;
 
     /**
      * The status a reply of {@code replyBytes} (RPC header included) gets in this compound's session (RFC 5661
@@ -88,7 +104,7 @@ final class CompoundContext {
      * (e.g. READ's data, which cannot be taken back once placed): REP_TOO_BIG or REP_TOO_BIG_TO_CACHE if not.
      */
     void reserve(XdrPayload out, long more) throws Nfs4Exception {
-        int status = replyLimitStatus(REPLY_HEADER + (long) out.inlineLength() + more);
+        int status = replyLimitStatus(replyHeader + (long) out.inlineLength() + more);
         if (status != Nfs4.NFS4_OK) {
             throw new Nfs4Exception(status);
         }

@@ -74,6 +74,7 @@ final class CompoundProcessor implements RpcProcedure {
         ctx.requestSize = requestSize;
         int status = Nfs4.NFS4_OK;
         int done = 0;
+        WrongSec wrongSec = new WrongSec();
         Nfs4State state = server.state();
         synchronized (state) {
             for (int i = 0; i < count && status == Nfs4.NFS4_OK; i++) {
@@ -84,6 +85,15 @@ final class CompoundProcessor implements RpcProcedure {
                     w.writeInt(Nfs4.OP_ILLEGAL).writeInt(Nfs4.NFS4ERR_BADXDR);
                     status = Nfs4.NFS4ERR_BADXDR;
                     done++;
+                    break;
+                }
+                if (!ctx.secure && wrongSec.before(op)) {
+                    // RFC 5661 §2.6.3.1.1.7: the put filehandle operation answers WRONGSEC after all.
+                    wrongSec.buffer.writerIndex(wrongSec.end);
+                    wrongSec.buffer.setInt(wrongSec.end - 4, Nfs4.NFS4ERR_WRONGSEC);
+                    status = Nfs4.NFS4ERR_WRONGSEC;
+                    done = wrongSec.index + 1;
+                    server.wrongSecCount.increment();
                     break;
                 }
                 boolean known = op >= Nfs4.OP_FIRST && op <= Nfs4.OP_LAST;
@@ -102,7 +112,15 @@ final class CompoundProcessor implements RpcProcedure {
                     if (o == null) {
                         throw new Nfs4Exception(Nfs4.NFS4ERR_NOTSUPP);
                     }
+                    if (!ctx.secure && (op == Nfs4.OP_LOOKUP || op == Nfs4.OP_LOOKUPP || op == Nfs4.OP_OPEN)) {
+                        // §2.6.3.1.1.3, §2.6.3.1.1.4: these answer WRONGSEC themselves (one export, one policy).
+                        server.wrongSecCount.increment();
+                        throw new Nfs4Exception(Nfs4.NFS4ERR_WRONGSEC);
+                    }
                     o.run(ctx, args, out);
+                    if (!ctx.secure && WrongSec.isPutFh(op)) {
+                        wrongSec.putFh(b, i);
+                    }
                     if (ctx.replay != null) {
                         out.release();
                         call.replySuccess(XdrPayload.wrap(call.alloc(), ctx.replay));
@@ -112,7 +130,7 @@ final class CompoundProcessor implements RpcProcedure {
                     // operation answers REP_TOO_BIG (or REP_TOO_BIG_TO_CACHE); it did run (it may have changed
                     // state, which the spec allows for an error after the first operation). Results with a
                     // DDP-eligible item (READ) cannot be taken back: READ checks its room before it reads.
-                    int limit = ctx.replyLimitStatus(CompoundContext.REPLY_HEADER + (long) out.inlineLength());
+                    int limit = ctx.replyLimitStatus(ctx.replyHeader + (long) out.inlineLength());
                     if (limit != Nfs4.NFS4_OK && out.ddpItems().size() == ddpItems) {
                         b.writerIndex(opStatusAt + 4);
                         throw new Nfs4Exception(limit);
@@ -142,6 +160,45 @@ final class CompoundProcessor implements RpcProcedure {
             }
         }
         call.replySuccess(out);
+    }
+
+    /**
+     * RFC 5661 §2.6.3.1.1: a put filehandle operation under a flavor the export refuses answers NFS4ERR_WRONGSEC
+     * unless what follows it is SECINFO or SECINFO_NO_NAME (§2.6.3.1.1.5), LOOKUP, LOOKUPP or OPEN (which answer
+     * WRONGSEC themselves, §2.6.3.1.1.3-4), another put filehandle operation (§2.6.3.1.1.2) or nothing
+     * (§2.6.3.1.1.6); SAVEFH in between does not count (§2.6.3.1.1.1). As operations are decoded one at a time,
+     * the verdict waits for the next operation number; a put filehandle operation's result is its status alone,
+     * so it is rewritten in place.
+     */
+    private static final class WrongSec {
+        /** The buffer holding the pending put filehandle operation's status, or null if none is pending. */
+        ByteBuf buffer;
+        /** The writer index just after that status, and the operation's index in the compound. */
+        int end;
+        int index;
+
+        static boolean isPutFh(int op) {
+            return op == Nfs4.OP_PUTFH || op == Nfs4.OP_PUTROOTFH || op == Nfs4.OP_RESTOREFH;
+        }
+
+        void putFh(ByteBuf b, int i) {
+            buffer = b;
+            end = b.writerIndex();
+            index = i;
+        }
+
+        /** Whether the pending put filehandle operation must answer WRONGSEC now that {@code op} follows it. */
+        boolean before(int op) {
+            if (buffer == null || op == Nfs4.OP_SAVEFH) {
+                return false;
+            }
+            boolean exempt = op == Nfs4.OP_SECINFO || op == Nfs4.OP_SECINFO_NO_NAME || op == Nfs4.OP_LOOKUP
+                    || op == Nfs4.OP_LOOKUPP || op == Nfs4.OP_OPEN || isPutFh(op);
+            if (exempt) {
+                buffer = null;
+            }
+            return !exempt;
+        }
     }
 
     /** Where session-related operations may stand in a compound (RFC 5661 §2.6.3.1.1.2, §18.46.3). */

@@ -6,7 +6,7 @@ import dev.rpcrdma.oncrpc.xdr.XdrReader;
 
 /**
  * Operations on the current and saved file handles and name lookup (RFC 5661 §18.22 PUTROOTFH, §18.19 PUTFH,
- * §18.8 GETFH, §18.27 SAVEFH, §18.25 RESTOREFH, §18.15 LOOKUP, §18.16 LOOKUPP, §18.45 SECINFO_NO_NAME). A file
+ * §18.8 GETFH, §18.27 SAVEFH, §18.25 RESTOREFH, §18.15 LOOKUP, §18.16 LOOKUPP, §18.29 SECINFO, §18.45 SECINFO_NO_NAME). A file
  * handle is 12 bytes: a magic and the file id. Stateless; runs with the state lock held.
  */
 final class FileHandleOps {
@@ -22,6 +22,7 @@ final class FileHandleOps {
         ops[Nfs4.OP_LOOKUP] = FileHandleOps::lookup;
         ops[Nfs4.OP_LOOKUPP] = FileHandleOps::lookupp;
         ops[Nfs4.OP_SECINFO_NO_NAME] = FileHandleOps::secinfoNoName;
+        ops[Nfs4.OP_SECINFO] = FileHandleOps::secinfo;
     }
 
     static void putfh(CompoundContext ctx, XdrReader in, XdrPayload out) throws XdrException, Nfs4Exception {
@@ -66,7 +67,22 @@ final class FileHandleOps {
         ctx.moveTo(ctx.fs.parent(dir));
     }
 
-    /** RFC 5661 §18.45: AUTH_SYS only; the current file handle is consumed (§2.6.3.1.1.8). */
+    /**
+     * RFC 5661 §18.29: the flavors of the object {@code name} in the current directory (the export's, whatever the
+     * call's flavor: §2.6.3.1.1.5); the current file handle is consumed (§2.6.3.1.1.8).
+     */
+    static void secinfo(CompoundContext ctx, XdrReader in, XdrPayload out) throws XdrException, Nfs4Exception {
+        String name = in.readString(Nfs4.OPAQUE_LIMIT);
+        long dir = ctx.currentDirectory();
+        ctx.fs.lookup(dir, CompoundContext.checkName(name)); // NOENT if it is not there
+        ctx.moveTo(CompoundContext.NONE);
+        ctx.server.security().encode(out.writer());
+    }
+
+    /**
+     * RFC 5661 §18.45: the export's flavors for the current file handle or its parent; the current file handle is
+     * consumed (§2.6.3.1.1.8).
+     */
     static void secinfoNoName(CompoundContext ctx, XdrReader in, XdrPayload out) throws XdrException, Nfs4Exception {
         int style = in.readInt();
         long fh = ctx.current();
@@ -79,6 +95,6 @@ final class FileHandleOps {
             throw new Nfs4Exception(Nfs4.NFS4ERR_INVAL);
         }
         ctx.moveTo(CompoundContext.NONE);
-        out.writer().writeInt(1).writeInt(1); // one secinfo4: flavor AUTH_SYS
+        ctx.server.security().encode(out.writer());
     }
 }

@@ -35,6 +35,7 @@ final class Nfs4 {
     static final int OP_REMOVE = 28;
     static final int OP_RENAME = 29;
     static final int OP_RESTOREFH = 31;
+    static final int OP_SECINFO = 33;
     static final int OP_SAVEFH = 32;
     static final int OP_SETATTR = 34;
     static final int OP_WRITE = 38;
@@ -83,6 +84,7 @@ final class Nfs4 {
     static final int NFS4ERR_DELAY = 10008;
     static final int NFS4ERR_EXPIRED = 10011;
     static final int NFS4ERR_SHARE_DENIED = 10015;
+    static final int NFS4ERR_WRONGSEC = 10016;
     static final int NFS4ERR_CLID_INUSE = 10017;
     static final int NFS4ERR_NOFILEHANDLE = 10020;
     static final int NFS4ERR_MINOR_VERS_MISMATCH = 10021;
@@ -93,6 +95,7 @@ final class Nfs4 {
     static final int NFS4ERR_RESTOREFH = 10030;
     static final int NFS4ERR_ATTRNOTSUPP = 10032;
     static final int NFS4ERR_BADXDR = 10036;
+    static final int NFS4ERR_LOCKS_HELD = 10037;
     static final int NFS4ERR_OPENMODE = 10038;
     static final int NFS4ERR_BADNAME = 10041;
     static final int NFS4ERR_GRACE = 10013;

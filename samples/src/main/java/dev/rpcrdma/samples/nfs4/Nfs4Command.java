@@ -122,6 +122,10 @@ public final class Nfs4Command {
             b.append(", RDMA ").append(hostPort(o, server.rdmaAddress()));
         }
         b.append(". Mount as root: mount -t nfs -o vers=4.1");
+        ExportSecurity.Flavor first = o.security != null ? o.security.flavors().get(0) : ExportSecurity.Flavor.SYS;
+        if (first != ExportSecurity.Flavor.SYS) {
+            b.append(",sec=").append(first.optionName());
+        }
         if (server.tcpAddress() != null) {
             b.append(",proto=tcp,port=").append(server.tcpAddress().getPort());
         } else {

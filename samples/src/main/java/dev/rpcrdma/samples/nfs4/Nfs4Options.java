@@ -54,6 +54,16 @@ final class Nfs4Options {
     @CommandLine.Option(names = "--remote-invalidation", paramLabel = "on|off", defaultValue = "on",
             description = "offer remote invalidation over RDMA, the R bit of RFC 8797 (default ${DEFAULT-VALUE})")
     String remoteInvalidationChoice;
+    @CommandLine.Option(names = "--sec", paramLabel = "FLAVORS", defaultValue = "sys",
+            description = "security flavors of the export in order of preference, a comma list of sys, krb5, krb5i,"
+                    + " krb5p (default ${DEFAULT-VALUE}; krb5, krb5i and krb5p need --keytab and --principal)")
+    String sec;
+    @CommandLine.Option(names = "--keytab", paramLabel = "FILE",
+            description = "keytab holding the key of --principal (with --sec krb5, krb5i or krb5p)")
+    Path keytab;
+    @CommandLine.Option(names = "--principal", paramLabel = "nfs/HOST@REALM",
+            description = "the server's Kerberos principal (with --sec krb5, krb5i or krb5p)")
+    String principal;
     @CommandLine.Option(names = "--verbose", description = "debug logging and stack traces")
     boolean verbose;
 
@@ -63,6 +73,8 @@ final class Nfs4Options {
     boolean rdma;
     /** Whether the server offers remote invalidation (RFC 8797 R bit). */
     boolean remoteInvalidation;
+    /** The export's security flavors ({@code --sec}). */
+    ExportSecurity security;
 
     /** {@code --version}: the samples' version, Netty's and the JVM's. */
     static final class Version implements CommandLine.IVersionProvider {
@@ -121,6 +133,19 @@ final class Nfs4Options {
             throw new IllegalArgumentException("--remote-invalidation: on or off, not " + remoteInvalidationChoice);
         }
         remoteInvalidation = remoteInvalidationChoice.equals("on");
+        security = ExportSecurity.parse(sec);
+        if (security.needsKerberos()) {
+            if (keytab == null || principal == null) {
+                throw new IllegalArgumentException("--sec " + sec + ": needs --keytab FILE and --principal"
+                        + " nfs/HOST@REALM");
+            }
+            if (principal.indexOf('@') <= 0 || principal.endsWith("@")) {
+                throw new IllegalArgumentException("--principal: nfs/HOST@REALM, not " + principal);
+            }
+        } else if (keytab != null || principal != null) {
+            throw new IllegalArgumentException((keytab != null ? "--keytab" : "--principal")
+                    + ": only with --sec krb5, krb5i or krb5p");
+        }
         if (address.isBlank()) {
             throw new IllegalArgumentException("--address: empty");
         }

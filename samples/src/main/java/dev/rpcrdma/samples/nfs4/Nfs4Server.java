@@ -3,6 +3,8 @@ package dev.rpcrdma.samples.nfs4;
 import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.gss.Krb5Credentials;
+import dev.rpcrdma.oncrpc.gss.RpcGssAuthenticator;
 import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
 import dev.rpcrdma.oncrpc.server.RpcDispatcher;
 import dev.rpcrdma.oncrpc.server.RpcProgramRegistry;
@@ -22,11 +24,18 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
+import org.ietf.jgss.GSSCredential;
+import org.ietf.jgss.GSSException;
+
+import javax.security.auth.kerberos.KerberosPrincipal;
+import javax.security.auth.kerberos.KeyTab;
+import javax.security.auth.login.LoginException;
 
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -46,6 +55,11 @@ public final class Nfs4Server implements AutoCloseable {
 
     private final Nfs4State state;
     private final Nfs4FileSystem fs;
+    private final ExportSecurity security;
+    /** Compounds refused with NFS4ERR_WRONGSEC (RFC 5661 §2.6.3.1). */
+    final java.util.concurrent.atomic.LongAdder wrongSecCount = new java.util.concurrent.atomic.LongAdder();
+    /** Checks RPCSEC_GSS calls when the export has a Kerberos flavor, else null. */
+    private RpcGssAuthenticator gss;
     private final RpcStats rpcStats = new RpcStats();
     private final RpcRdmaStats rdmaStats = new RpcRdmaStats();
     /** Calls per procedure and errors, for the shutdown summary. */
@@ -61,9 +75,10 @@ public final class Nfs4Server implements AutoCloseable {
     private final ExecutorService compounds = Executors.newSingleThreadExecutor(
             new DefaultThreadFactory("nfs4-compound", true));
 
-    private Nfs4Server(Nfs4State state, Nfs4FileSystem fs) {
+    private Nfs4Server(Nfs4State state, Nfs4FileSystem fs, ExportSecurity security) {
         this.state = state;
         this.fs = fs;
+        this.security = security;
         state.callbacks = new Callbacks(state);
         state.fs = fs;
     }
@@ -74,6 +89,21 @@ public final class Nfs4Server implements AutoCloseable {
 
     Nfs4FileSystem fileSystem() {
         return fs;
+    }
+
+    /** The export's security flavors. */
+    ExportSecurity security() {
+        return security;
+    }
+
+    /** Operations answered NFS4ERR_WRONGSEC: a flavor the export ({@code --sec}) refuses. */
+    public long wrongSec() {
+        return wrongSecCount.sum();
+    }
+
+    /** The RPCSEC_GSS authenticator (its counters), or null when the export has no Kerberos flavor. */
+    public RpcGssAuthenticator gss() {
+        return gss;
     }
 
     /** RPC-level counters of every connection. */
@@ -120,15 +150,21 @@ public final class Nfs4Server implements AutoCloseable {
             throw new IllegalArgumentException("--export " + o.export + ": " + (Files.exists(o.export)
                     ? "not a directory" : "no such directory"));
         }
+        ExportSecurity security = o.security != null ? o.security : ExportSecurity.SYS;
+        RpcGssAuthenticator gss = security.needsKerberos() ? authenticator(o.principal, o.keytab) : null;
         Fabric fabric = o.rdma ? RdmaListener.fabric(o.fabric) : null;   // refuses before anything starts
         Nfs4FileSystem fs = o.export != null ? new HostFileSystem(o.export) : new MemoryFileSystem();
-        Nfs4Server server = new Nfs4Server(new Nfs4State(o.leaseSeconds, System::nanoTime), fs);
+        Nfs4Server server = new Nfs4Server(new Nfs4State(o.leaseSeconds, System::nanoTime), fs, security);
+        server.gss = gss;
         boolean started = false;
         try {
             RpcProgramRegistry registry = new RpcProgramRegistry().registerNull(Nfs4.PROGRAM, Nfs4.VERSION)
                     .register(Nfs4.PROGRAM, Nfs4.VERSION, Nfs4.PROC_COMPOUND,
                             new OffLoopProcedure(server.compounds, new CompoundProcessor(server)));
             RpcDispatcher dispatcher = new RpcDispatcher(registry, server.rpcStats, server.metrics);
+            if (gss != null) {
+                dispatcher = dispatcher.withAuthenticator(gss);
+            }
             if (o.tcp) {
                 server.tcpAddress = server.listen(server.tcpBootstrap(o.threads, dispatcher), o.address, o.tcpPort,
                         "tcp", "--port");
@@ -149,6 +185,34 @@ public final class Nfs4Server implements AutoCloseable {
                 server.close();
             }
         }
+    }
+
+    /**
+     * The RPCSEC_GSS authenticator of {@code principal} with its key from {@code keytab}, and the sample's
+     * principal-to-uid mapping ({@link ExportSecurity#mapper}).
+     *
+     * @throws IllegalArgumentException when the keytab is not a readable file
+     * @throws IOException when the keytab has no key of the principal (one line)
+     */
+    private static RpcGssAuthenticator authenticator(String principal, Path keytab) throws IOException {
+        if (!Files.isRegularFile(keytab) || !Files.isReadable(keytab)) {
+            throw new IllegalArgumentException("--keytab " + keytab + ": " + (Files.exists(keytab)
+                    ? "not a readable file" : "no such file"));
+        }
+        GSSCredential acceptor;
+        try {
+            // The JDK's acceptor finds a missing key only when a client comes: look for it now.
+            if (KeyTab.getInstance(keytab.toFile()).getKeys(new KerberosPrincipal(principal)).length == 0) {
+                throw new IOException("--principal " + principal + ": no key in " + keytab);
+            }
+            acceptor = Krb5Credentials.acceptor(principal, keytab);
+        } catch (LoginException | GSSException e) {
+            throw new IOException("--principal " + principal + ": no usable key in " + keytab + ": "
+                    + firstLine(String.valueOf(e.getMessage())), e);
+        }
+        String realm = principal.substring(principal.lastIndexOf('@') + 1);
+        return new RpcGssAuthenticator(acceptor)
+                .withIdentityMapper(ExportSecurity.mapper(realm, Path.of("/etc/passwd")));
     }
 
     private ServerBootstrap tcpBootstrap(int threads, RpcDispatcher dispatcher) {

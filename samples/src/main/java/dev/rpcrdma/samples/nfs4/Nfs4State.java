@@ -277,7 +277,7 @@ final class Nfs4State {
             throw new Nfs4Exception(Nfs4.NFS4ERR_BAD_STATEID);
         }
         if (!s.revoked && s.kind == StateId.OPEN) {
-            throw new Nfs4Exception(10037); // NFS4ERR_LOCKS_HELD
+            throw new Nfs4Exception(Nfs4.NFS4ERR_LOCKS_HELD);
         }
         removeState(s);
     }

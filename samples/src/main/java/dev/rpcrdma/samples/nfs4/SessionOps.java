@@ -261,7 +261,7 @@ final class SessionOps {
         }
         // The smallest reply, this SEQUENCE's, must fit the session's reply size, and its cached reply size when
         // the client asks for caching (RFC 5661 §2.10.6.4, §18.46.3); the slot does not advance otherwise.
-        long smallest = CompoundContext.REPLY_HEADER + (long) out.inlineLength() + SEQUENCE_RESULT;
+        long smallest = ctx.replyHeader + (long) out.inlineLength() + SEQUENCE_RESULT;
         if (smallest > s.fore.maxResponseSize()) {
             throw new Nfs4Exception(Nfs4.NFS4ERR_REP_TOO_BIG);
         }

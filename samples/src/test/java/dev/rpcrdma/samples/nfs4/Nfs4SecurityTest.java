@@ -1,0 +1,227 @@
+package dev.rpcrdma.samples.nfs4;
+
+import dev.rpcrdma.oncrpc.client.CallOptions;
+import dev.rpcrdma.oncrpc.gss.Krb5Credentials;
+import dev.rpcrdma.oncrpc.gss.RpcGssClientContext;
+import dev.rpcrdma.oncrpc.gss.RpcGssService;
+import dev.rpcrdma.testing.Krb5Realm;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import org.ietf.jgss.GSSCredential;
+import org.ietf.jgss.GSSName;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static dev.rpcrdma.samples.nfs4.Nfs4CommandTest.assertOneLineError;
+import static dev.rpcrdma.samples.nfs4.Nfs4CommandTest.run;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The NFS server's {@code --sec} against a throwaway MIT KDC ({@link Krb5Realm}): an export that requires krb5i or
+ * krb5p answers AUTH_SYS with NFS4ERR_WRONGSEC where RFC 5661 §2.6.3.1 says (and only there), SECINFO and
+ * SECINFO_NO_NAME list its flavors (§18.29, §18.45), krb5i and krb5p clients do file I/O, FREE_STATEID of an open
+ * stateid is LOCKS_HELD (§18.38.3), and the options are checked.
+ */
+class Nfs4SecurityTest {
+    private static Krb5Realm realm;
+    private static Path serverKeytab;
+    private static GSSCredential root;
+    private static GSSName target;
+
+    Nfs4Server server;
+    EventLoopGroup group;
+    final List<Nfs4TestClient> clients = new ArrayList<>();
+
+    @BeforeAll
+    static void realm() throws Exception {
+        realm = Krb5Realm.start();
+        serverKeytab = realm.addPrincipal("nfs/localhost");
+        root = Krb5Credentials.initiator(Krb5Realm.name("root"), realm.addPrincipal("root"));
+        target = Krb5Credentials.principalName(Krb5Realm.name("nfs/localhost"));
+    }
+
+    @AfterAll
+    static void stopRealm() {
+        if (realm != null) {
+            realm.close();
+        }
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        server = Nfs4Server.start("--port", "0", "--address", "127.0.0.1", "--sec", "krb5i,krb5p",
+                "--keytab", serverKeytab.toString(), "--principal", Krb5Realm.name("nfs/localhost"));
+        group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (Nfs4TestClient c : clients) {
+            c.close();
+        }
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        server.close();
+    }
+
+    Nfs4TestClient client(String owner) throws Exception {
+        Nfs4TestClient c = Nfs4TestClient.connect(group, new InetSocketAddress("127.0.0.1",
+                server.tcpAddress().getPort()), owner);
+        clients.add(c);
+        return c;
+    }
+
+    /** A client whose calls all carry a new RPCSEC_GSS context of {@code service} (the root principal). */
+    Nfs4TestClient gssClient(String owner, RpcGssService service) throws Exception {
+        Nfs4TestClient c = client(owner);
+        RpcGssClientContext context = RpcGssClientContext.establish(c.rpc, Nfs4.PROGRAM, Nfs4.VERSION, root,
+                target, service);
+        CallOptions options = context.callOptions().withTimeout(Duration.ofSeconds(30));
+        c.options = options;
+        return c;
+    }
+
+    /** The secinfo4 list of a SECINFO or SECINFO_NO_NAME result: krb5i then krb5p, Kerberos V5 OID, QOP 0. */
+    static void assertKrb5iKrb5p(Nfs4TestClient.Reply r) throws Exception {
+        assertEquals(2, r.in.readInt());
+        for (RpcGssService s : new RpcGssService[] {RpcGssService.INTEGRITY, RpcGssService.PRIVACY}) {
+            assertEquals(6, r.in.readInt(), "RPCSEC_GSS");
+            assertArrayEquals(ExportSecurity.KRB5_OID, r.in.readOpaque(64));
+            assertEquals(0, r.in.readInt(), "qop");
+            assertEquals(s.intValue(), r.in.readInt(), "service");
+        }
+    }
+
+    @Test
+    void authSysGetsWrongSecWhereRfc5661SaysAndSecinfoListsTheFlavors() throws Exception {
+        Nfs4TestClient c = client("sys-client");
+        c.mount();   // EXCHANGE_ID, CREATE_SESSION, RECLAIM_COMPLETE: no file handle, no WRONGSEC
+
+        // §2.6.3.1.1.7: put filehandle + anything else: the put filehandle operation answers WRONGSEC.
+        Nfs4TestClient.Reply r = c.call(c.sequenced().putrootfh().getfh());
+        assertEquals(Nfs4.NFS4ERR_WRONGSEC, r.status);
+        assertEquals(2, r.count);
+        r.sequenceFlags();
+        assertEquals(Nfs4.NFS4ERR_WRONGSEC, r.next(Nfs4.OP_PUTROOTFH));
+        // §2.6.3.1.1.1: SAVEFH does not count; the put filehandle operation still answers.
+        r = c.call(c.sequenced().putrootfh().op(Nfs4.OP_SAVEFH).getfh());
+        assertEquals(2, r.count);
+        r.sequenceFlags();
+        assertEquals(Nfs4.NFS4ERR_WRONGSEC, r.next(Nfs4.OP_PUTROOTFH));
+        // §2.6.3.1.1.2: of two put filehandle operations only the last can answer WRONGSEC.
+        r = c.call(c.sequenced().putrootfh().putrootfh().getfh());
+        assertEquals(3, r.count);
+        r.sequenceFlags();
+        r.ok(Nfs4.OP_PUTROOTFH);
+        assertEquals(Nfs4.NFS4ERR_WRONGSEC, r.next(Nfs4.OP_PUTROOTFH));
+        // §2.6.3.1.1.6: put filehandle + nothing.
+        r = c.call(c.sequenced().putrootfh());
+        assertEquals(Nfs4.NFS4_OK, r.status);
+        // §2.6.3.1.1.5: put filehandle + SECINFO_NO_NAME: both succeed; the list is the export's.
+        r = c.call(c.sequenced().putrootfh().op(Nfs4.OP_SECINFO_NO_NAME).bool(false));
+        r.sequenceFlags();
+        r.ok(Nfs4.OP_PUTROOTFH).ok(Nfs4.OP_SECINFO_NO_NAME);
+        assertKrb5iKrb5p(r);
+        // §2.6.3.1.1.3: put filehandle + LOOKUP: LOOKUP answers.
+        r = c.call(c.sequenced().putrootfh().lookup("anything"));
+        assertEquals(3, r.count);
+        r.sequenceFlags();
+        r.ok(Nfs4.OP_PUTROOTFH);
+        assertEquals(Nfs4.NFS4ERR_WRONGSEC, r.next(Nfs4.OP_LOOKUP));
+        // §2.6.3.1.1.8: SECINFO_NO_NAME consumed the file handle: what follows has none (not WRONGSEC).
+        r = c.call(c.sequenced().putrootfh().op(Nfs4.OP_SECINFO_NO_NAME).bool(false).getfh());
+        r.sequenceFlags();
+        r.ok(Nfs4.OP_PUTROOTFH).ok(Nfs4.OP_SECINFO_NO_NAME);
+        assertKrb5iKrb5p(r);
+        assertEquals(Nfs4.NFS4ERR_NOFILEHANDLE, r.next(Nfs4.OP_GETFH));
+        assertEquals(4, server.wrongSec());
+    }
+
+    @Test
+    void krb5iAndKrb5pClientsWriteAndReadAndKrb5IsRefused() throws Exception {
+        for (RpcGssService service : new RpcGssService[] {RpcGssService.INTEGRITY, RpcGssService.PRIVACY}) {
+            Nfs4TestClient c = gssClient("gss-client-" + service, service);
+            c.mount();
+            Nfs4TestClient.Reply r = c.call(c.sequenced().putrootfh().getfh());
+            r.sequenceFlags();
+            r.ok(Nfs4.OP_PUTROOTFH);
+            byte[] rootFh = r.fh();
+            String name = "file-" + service;
+            r = c.call(c.sequenced().putfh(rootFh).open("o", Nfs4.OPEN4_SHARE_ACCESS_BOTH, true, name).getfh());
+            r.sequenceFlags();
+            r.ok(Nfs4.OP_PUTFH);
+            byte[] open = r.open()[0];
+            byte[] fh = r.fh();
+            byte[] data = Nfs4ServerTest.pattern(300_000, service.intValue());
+            r = c.call(c.sequenced().putfh(fh).write(open, 0, data, Nfs4.FILE_SYNC4));
+            r.sequenceFlags();
+            r.ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_WRITE);
+            assertEquals(data.length, r.in.readInt());
+            r = c.call(c.sequenced().putfh(fh).read(open, 0, data.length));
+            r.sequenceFlags();
+            r.ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_READ);
+            r.in.readBool();
+            assertArrayEquals(data, r.in.readOpaque(data.length));
+            // RFC 5661 §18.38.3: an open stateid is not freed: LOCKS_HELD (CLOSE frees it).
+            r = c.call(c.sequenced().stateidOp(Nfs4.OP_FREE_STATEID, open));
+            r.sequenceFlags();
+            assertEquals(Nfs4.NFS4ERR_LOCKS_HELD, r.next(Nfs4.OP_FREE_STATEID));
+            r = c.call(c.sequenced().putfh(fh).close(open));
+            r.sequenceFlags();
+            r.ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_CLOSE);
+            // SECINFO of a name in the current directory (§18.29): the export's list, file handle consumed.
+            Nfs4TestClient.Compound secinfo = c.sequenced().putfh(rootFh).op(Nfs4.OP_SECINFO);
+            secinfo.w.writeString(name);
+            r = c.call(secinfo);
+            r.sequenceFlags();
+            r.ok(Nfs4.OP_PUTFH).ok(Nfs4.OP_SECINFO);
+            assertKrb5iKrb5p(r);
+        }
+        assertEquals(0, server.wrongSec());
+        // krb5 (authentication only) is not among the export's flavors.
+        Nfs4TestClient krb5 = gssClient("krb5-client", RpcGssService.NONE);
+        krb5.mount();
+        Nfs4TestClient.Reply r = krb5.call(krb5.sequenced().putrootfh().getfh());
+        r.sequenceFlags();
+        assertEquals(Nfs4.NFS4ERR_WRONGSEC, r.next(Nfs4.OP_PUTROOTFH));
+        assertEquals(1, server.wrongSec());
+        assertTrue(server.gss().contexts() >= 3, "contexts: " + server.gss().contexts());
+    }
+
+    @Test
+    void secOptionsAreChecked() throws Exception {
+        assertOneLineError(run("--port", "0", "--sec", "krb5,krb9"), 2,
+                "--sec: a comma list of sys, krb5, krb5i, krb5p, not 'krb9'");
+        assertOneLineError(run("--port", "0", "--sec", "sys,sys"), 2, "--sec: sys named twice");
+        assertOneLineError(run("--port", "0", "--sec", "krb5"), 2,
+                "--sec krb5: needs --keytab FILE and --principal nfs/HOST@REALM");
+        assertOneLineError(run("--port", "0", "--keytab", "/etc/krb5.keytab"), 2,
+                "--keytab: only with --sec krb5, krb5i or krb5p");
+        assertOneLineError(run("--port", "0", "--sec", "krb5p", "--keytab", serverKeytab.toString(),
+                "--principal", "nfs/localhost"), 2, "--principal: nfs/HOST@REALM, not nfs/localhost");
+        Nfs4CommandTest.CommandRun started = run("--port", "0", "--address", "127.0.0.1", "--sec", "krb5i,krb5p",
+                "--keytab", serverKeytab.toString(), "--principal", Krb5Realm.name("nfs/localhost"));
+        assertEquals(0, started.code(), started.err());
+        assertTrue(started.out().contains("mount -t nfs -o vers=4.1,sec=krb5i,proto=tcp,port="), started.out());
+        Path missing = Files.createTempDirectory("nfs4-sec").resolve("none.keytab");
+        assertOneLineError(run("--port", "0", "--sec", "krb5p", "--keytab", missing.toString(),
+                "--principal", Krb5Realm.name("nfs/localhost")), 2, "--keytab " + missing + ": no such file");
+        // A keytab without the principal's key: the server cannot start (exit 1, one line).
+        assertOneLineError(run("--port", "0", "--address", "127.0.0.1", "--sec", "krb5p", "--keytab",
+                serverKeytab.toString(), "--principal", Krb5Realm.name("nfs/otherhost")), 1,
+                "--principal " + Krb5Realm.name("nfs/otherhost") + ": no key in ");
+    }
+}
