@@ -97,7 +97,8 @@ public final class OncRpcBridge {
      * {@code OncRpcSvcBuilder.withGssSessionManager(manager)} sets it up over TCP: oncrpc4j's GSS filter creates and
      * destroys contexts, checks each call's verifier and sequence, unwraps krb5i/krb5p arguments, fills
      * {@code call.getCredential().getSubject()} from the manager's login service and protects the reply; the
-     * programs run unchanged. It runs on the executor (the login service may block). Over RDMA a krb5i/krb5p call or
+     * programs run unchanged. It runs on the executor (the login service may block), or on the event loop for a
+     * bridge made without one ({@link #of(Map)}, SAME_THREAD: only where the login service never blocks). Over RDMA a krb5i/krb5p call or
      * reply is never reduced by DDP (RFC 8166 §8.2.2): the byte framing moves no data items at all.
      */
     public OncRpcBridge withGssSessionManager(GssSessionManager manager) {

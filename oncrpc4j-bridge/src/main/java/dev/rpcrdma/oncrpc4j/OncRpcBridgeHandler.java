@@ -137,6 +137,10 @@ final class OncRpcBridgeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (gss != null && call.getCredential().type() == RpcAuthType.RPCGSS_SEC) {
+            if (executor == null) {
+                authenticateAndDispatch(ctx, call); // SAME_THREAD: the user's choice, GSS work included
+                return;
+            }
             try {
                 executor.execute(() -> authenticateAndDispatch(ctx, call));
             } catch (RejectedExecutionException e) {

@@ -118,8 +118,10 @@ class GssOncRpcBridgeTest {
     };
 
     @ParameterizedTest
-    @ValueSource(strings = {"tcp", "rdma"})
-    void aGssSessionManagerServiceWorksUnchanged(String transport) throws Exception {
+    @ValueSource(strings = {"tcp", "rdma", "tcp same-thread", "rdma same-thread"})
+    void aGssSessionManagerServiceWorksUnchanged(String permutation) throws Exception {
+        String transport = permutation.split(" ")[0];
+        boolean sameThread = permutation.endsWith("same-thread");
         GssSessionManager manager = new GssSessionManager((t, context) -> {
             Subject subject = new Subject();
             try {
@@ -129,8 +131,9 @@ class GssOncRpcBridgeTest {
             }
             return subject;
         }, Krb5Realm.name("nfs/localhost"), serverKeytab.toString());
-        ExecutorService executor = Executors.newFixedThreadPool(2);
-        OncRpcBridge bridge = OncRpcBridge.of(Map.of(new OncRpcProgram(PROG, VERS), PROGRAM), executor)
+        ExecutorService executor = sameThread ? null : Executors.newFixedThreadPool(2);
+        Map<OncRpcProgram, RpcDispatchable> programs = Map.of(new OncRpcProgram(PROG, VERS), PROGRAM);
+        OncRpcBridge bridge = (sameThread ? OncRpcBridge.of(programs) : OncRpcBridge.of(programs, executor))
                 .withGssSessionManager(manager);
         boolean rdma = transport.equals("rdma");
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, rdma
@@ -175,7 +178,9 @@ class GssOncRpcBridgeTest {
             }
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
-            executor.shutdown();
+            if (executor != null) {
+                executor.shutdown();
+            }
         }
     }
 }
