@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.logging.ConsoleHandler;
 import java.util.logging.Formatter;
@@ -298,6 +299,26 @@ public final class EchoCommand {
             System.err.flush();
             Runtime.getRuntime().halt(OK);
         }
+    }
+
+    /**
+     * Registers a server's shutdown hook: on SIGINT or SIGTERM it opens {@code stop}, waits up to 5 s for the server to
+     * open {@code stopped} (after its summary), then {@link #stoppedBySignal()}. The caller removes it when the server
+     * stops on its own.
+     */
+    public static Thread exitOnSignal(CountDownLatch stop, CountDownLatch stopped, String name) {
+        Thread hook = new Thread(() -> {
+            stop.countDown();
+            try {
+                if (stopped.await(5, TimeUnit.SECONDS)) {
+                    stoppedBySignal();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, name);
+        Runtime.getRuntime().addShutdownHook(hook);
+        return hook;
     }
 
     /**

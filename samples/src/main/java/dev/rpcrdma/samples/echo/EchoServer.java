@@ -229,17 +229,7 @@ public final class EchoServer implements AutoCloseable {
         EchoServer server = start(transport, options.addresses, options.port, options.threads);
         long started = System.nanoTime();
         CountDownLatch stopped = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            stop.countDown();
-            try {
-                if (stopped.await(5, TimeUnit.SECONDS)) {
-                    EchoCommand.stoppedBySignal();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "echo-server-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
+        Thread hook = EchoCommand.exitOnSignal(stop, stopped, "echo-server-shutdown");
         try {
             out.println(server.startLine());
             if (transport.note() != null) {

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 
 /**
@@ -80,17 +79,7 @@ public final class Nfs4Command {
         }
         long started = System.nanoTime();
         CountDownLatch stopped = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            stop.countDown();
-            try {
-                if (stopped.await(5, TimeUnit.SECONDS)) {
-                    EchoCommand.stoppedBySignal();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "nfs4-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
+        Thread hook = EchoCommand.exitOnSignal(stop, stopped, "nfs4-shutdown");
         try {
             out.println(startLine(options, server));
             out.flush();

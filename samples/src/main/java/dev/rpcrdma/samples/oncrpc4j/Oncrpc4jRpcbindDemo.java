@@ -248,17 +248,7 @@ public final class Oncrpc4jRpcbindDemo {
     /** Serves until {@code stop} opens or the JVM is asked to exit (then exits with 0, see EchoCommand). */
     private static void serve(PrintStream out, CountDownLatch stop, Channel server) throws InterruptedException {
         CountDownLatch stopped = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            stop.countDown();
-            try {
-                if (stopped.await(5, TimeUnit.SECONDS)) {
-                    EchoCommand.stoppedBySignal();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "rpcbind-demo-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
+        Thread hook = EchoCommand.exitOnSignal(stop, stopped, "rpcbind-demo-shutdown");
         try {
             out.println("serving until stopped (Ctrl-C)");
             out.flush();
