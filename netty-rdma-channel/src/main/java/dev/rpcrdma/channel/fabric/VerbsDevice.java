@@ -71,7 +71,7 @@ public interface VerbsDevice {
     /**
      * True where posting {@link WrOpcode#LOCAL_INV} for a bound type-2 memory window must not be done, so a bound
      * window is invalidated locally by deallocating it instead: Soft-RoCE (rxe), whose kernel oopses on it
-     * ({@code rxe_invalidate_mw}, Linux 6.1 and 6.12; see {@code /work/shared/rxe-vm.md}). The native fabric
+     * ({@code rxe_invalidate_mw} in Linux {@code drivers/infiniband/sw/rxe/rxe_mw.c}, 6.1 and 6.12; docs/providers.md). The native fabric
      * detects rxe by its vendor id ({@code RXE_VENDOR_ID} 0xFFFFFF, part 0, from {@code ibv_query_device}),
      * which does not depend on the name the device was given.
      */

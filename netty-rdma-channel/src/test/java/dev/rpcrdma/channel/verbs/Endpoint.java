@@ -184,7 +184,7 @@ final class Endpoint implements AutoCloseable {
      * Destroys in order: QP, CQ, completion channel, memory windows, MR, PD, id. Memory windows go before the MR
      * because a window still bound to an MR keeps the MR busy. Windows are deallocated, never invalidated with
      * IBV_WR_LOCAL_INV: on Soft-RoCE a LOCAL_INV of a bound type-2 window oopses the guest kernel
-     * (rxe_invalidate_mw NULL dereference, Linux 6.1/6.12), see /work/shared/rxe-vm.md.
+     * (rxe_invalidate_mw NULL dereference in Linux drivers/infiniband/sw/rxe/rxe_mw.c, 6.1/6.12; docs/providers.md).
      */
     @Override
     public void close() throws NativeCallException {

@@ -311,7 +311,7 @@ class StructLayoutsTest {
 
     @Test
     void dataPathFunctionPointersAreWhereTheNotesSay() {
-        // Cross-check with /work/shared/jnr-notes.md (rdma-core 44): ops at 8, post_send at 8 + 200.
+        // rdma-core 44's struct ibv_context (libibverbs/verbs.h): ops at 8, post_send at 8 + 200.
         assertEquals(8 + 200, actual.get("IbvContext.OPS_POST_SEND"));
         assertEquals(8 + 88, actual.get("IbvContext.OPS_POLL_CQ"));
         assertEquals(128, actual.get("IbvSendWr.SIZE"));
