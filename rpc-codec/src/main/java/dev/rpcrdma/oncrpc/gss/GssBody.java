@@ -92,8 +92,13 @@ final class GssBody {
                 out.writer().writeOpaque(data).writeOpaque(mic);
             } else {
                 byte[] sealed;
+                MessageProp prop = new MessageProp(0, true);
                 synchronized (gss) {
-                    sealed = gss.wrap(data, 0, data.length, new MessageProp(0, true));
+                    sealed = gss.wrap(data, 0, data.length, prop);
+                }
+                if (!prop.getPrivacy()) {
+                    // The context has no confidentiality (its initiator did not ask for it): never send in clear.
+                    throw new GSSException(GSSException.UNAVAILABLE, 0, "the GSS context cannot encrypt");
                 }
                 out.writer().writeOpaque(sealed);
             }

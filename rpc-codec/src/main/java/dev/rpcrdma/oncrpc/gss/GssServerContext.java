@@ -4,15 +4,31 @@ import org.ietf.jgss.GSSContext;
 import org.ietf.jgss.GSSException;
 
 /**
- * One RPCSEC_GSS context on the server (RFC 2203 §5.2.3.1): its handle, the accepting {@link GSSContext}, the
- * sequence window and, once established, the principal and the identity mapped from it. Thread-safe.
+ * One RPCSEC_GSS context on the accepting side (RFC 2203 §5.2.3.1): its handle, the {@link GSSContext}, the
+ * sequence window and, once established, the principal and the identity mapped from it. Usually the server's own
+ * context; on a client, the back handle of callbacks (RFC 5661 §2.10.8.2) over the client's context, which it
+ * does not own. Thread-safe.
  */
 final class GssServerContext {
+
+    /** Back handles whose callback sequence is kept (a client offers one or two per session). */
+    private static final int MAX_BACK_HANDLES = 16;
 
     final Handle handle;
     final Object peer;
     final GSSContext gss;
     private final SequenceWindow window;
+    /** Whether {@link #dispose} ends {@link #gss} too (false: another owner disposes it). */
+    private final boolean ownsGss;
+    private volatile boolean disposed;
+    /** The sequence of callbacks made on this context, per back handle (RFC 5661 §2.10.8.2); a few at most. */
+    private final java.util.Map<Handle, java.util.concurrent.atomic.AtomicInteger> backSequences =
+            new java.util.LinkedHashMap<>(4, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(java.util.Map.Entry<Handle, java.util.concurrent.atomic.AtomicInteger> e) {
+                    return size() > MAX_BACK_HANDLES;
+                }
+            };
     /** Set once established. */
     private volatile String principal;
     private volatile Object identity;
@@ -20,10 +36,15 @@ final class GssServerContext {
     private volatile long expiresAt;
 
     GssServerContext(Handle handle, Object peer, GSSContext gss, int window) {
+        this(handle, peer, gss, window, true);
+    }
+
+    GssServerContext(Handle handle, Object peer, GSSContext gss, int window, boolean ownsGss) {
         this.handle = handle;
         this.peer = peer;
         this.gss = gss;
         this.window = new SequenceWindow(window);
+        this.ownsGss = ownsGss;
     }
 
     void established(String principal, Object identity, long expiresAt) {
@@ -44,8 +65,9 @@ final class GssServerContext {
         return identity;
     }
 
+    /** Whether the context may no longer be used: its lifetime is over, or it was disposed. */
     boolean isExpired(long now) {
-        return now - expiresAt >= 0;
+        return disposed || now - expiresAt >= 0;
     }
 
     int windowSize() {
@@ -59,7 +81,19 @@ final class GssServerContext {
         }
     }
 
+    /** The callback sequence of {@code backHandle} on this context. */
+    java.util.concurrent.atomic.AtomicInteger backSequence(byte[] backHandle) {
+        synchronized (backSequences) {
+            return backSequences.computeIfAbsent(new Handle(backHandle.clone()),
+                    h -> new java.util.concurrent.atomic.AtomicInteger());
+        }
+    }
+
     void dispose() {
+        disposed = true;
+        if (!ownsGss) {
+            return;
+        }
         try {
             synchronized (gss) {
                 gss.dispose();

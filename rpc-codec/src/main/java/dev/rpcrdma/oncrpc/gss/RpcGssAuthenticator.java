@@ -1,5 +1,6 @@
 package dev.rpcrdma.oncrpc.gss;
 
+import dev.rpcrdma.oncrpc.client.RpcCallSecurity;
 import dev.rpcrdma.oncrpc.message.AcceptStat;
 import dev.rpcrdma.oncrpc.message.AuthFlavor;
 import dev.rpcrdma.oncrpc.message.AuthStat;
@@ -54,6 +55,8 @@ public final class RpcGssAuthenticator implements RpcAuthenticator {
     private final LongSupplier clock;
     private final RpcGssStats stats = new RpcGssStats();
     private final GssContextTable table;
+    /** Whether this authenticator only checks a client's callbacks ({@link #forCallbacks}). */
+    private final boolean callbacksOnly;
     /** Context handles: unpredictable, from a generator seeded once (no entropy read per INIT on the event loop). */
     private final SecureRandom random = handleGenerator();
     private final GSSManager manager = GSSManager.getInstance();
@@ -75,6 +78,16 @@ public final class RpcGssAuthenticator implements RpcAuthenticator {
         this.mapper = ObjectUtil.checkNotNull(mapper, "mapper");
         this.clock = clock;
         this.table = new GssContextTable(limits.maxContexts(), limits.maxContextsPerPeer(), stats);
+        this.callbacksOnly = false;
+    }
+
+    private RpcGssAuthenticator(RpcGssLimits limits) {
+        this.acceptor = null;
+        this.limits = limits;
+        this.mapper = RpcGssIdentityMapper.PRINCIPAL_NAME;
+        this.clock = System::nanoTime;
+        this.table = new GssContextTable(limits.maxContexts(), limits.maxContextsPerPeer(), stats);
+        this.callbacksOnly = true;
     }
 
     /** A new authenticator (no contexts yet) like this one with {@code limits}. */
@@ -128,8 +141,69 @@ public final class RpcGssAuthenticator implements RpcAuthenticator {
         return data(channel, call, cred, message);
     }
 
+    /**
+     * The security of callbacks to a client on a context it made here (NFSv4.1's {@code gss_cb_handles4}, RFC 5661
+     * §2.10.8.2): calls carry {@code backHandle} (the client's {@code gcbp_handle_from_client}) and
+     * {@code service}, a sequence of their own (one per context and back handle, RFC 5661 §2.10.8.2: keep the
+     * result, do not ask again per call), and are protected by the context of {@code handle} (its
+     * {@code gcbp_handle_from_server}); replies are checked with it. Null when no established, unexpired context
+     * has {@code handle} (NFSv4.1 answers NFS4ERR_NOENT). Calls fail with {@link RpcGssException} once the context
+     * is destroyed or expires.
+     */
+    public RpcCallSecurity callbackSecurity(byte[] handle, byte[] backHandle, RpcGssService service) {
+        ObjectUtil.checkNotNull(handle, "handle");
+        ObjectUtil.checkNotNull(backHandle, "backHandle");
+        ObjectUtil.checkNotNull(service, "service");
+        GssServerContext context = table.get(new GssServerContext.Handle(handle));
+        if (context == null || !context.isEstablished() || context.isExpired(clock.getAsLong())) {
+            return null;
+        }
+        return new GssCaller(context.gss, backHandle.clone(), service, context.backSequence(backHandle), () -> {
+            if (context.isExpired(clock.getAsLong())) {
+                throw new RpcGssException("the RPCSEC_GSS context of the callbacks ended: " + context);
+            }
+        });
+    }
+
+    /**
+     * An authenticator for a client's callback service ({@code RpcDispatcher.withAuthenticator} on the dispatcher
+     * given to the client's connection): it accepts the server's callbacks under the contexts this client offered
+     * for them ({@link #acceptCallbacks}; RFC 5661 §2.10.8.2, NFSv4.1's {@code gss_cb_handles4}), checking each
+     * one's header MIC, sequence window and protected body and protecting its reply as a server does; it creates
+     * no context (INIT is AUTH_BADCRED) and refuses any other handle (RPCSEC_GSS_CREDPROBLEM).
+     */
+    public static RpcGssAuthenticator forCallbacks() {
+        return new RpcGssAuthenticator(RpcGssLimits.DEFAULT);
+    }
+
+    /**
+     * Accepts callbacks that carry {@code backHandle} (the {@code gcbp_handle_from_client} to offer with
+     * {@link RpcGssClientContext#handle()}), protected by {@code context}, until it is destroyed or expires. For an
+     * authenticator made by {@link #forCallbacks()} only.
+     */
+    public void acceptCallbacks(RpcGssClientContext context, byte[] backHandle) {
+        ObjectUtil.checkNotNull(context, "context");
+        ObjectUtil.checkNotNull(backHandle, "backHandle");
+        if (!callbacksOnly) {
+            throw new IllegalStateException("not an authenticator of callbacks: use RpcGssAuthenticator.forCallbacks()");
+        }
+        if (backHandle.length == 0 || backHandle.length > OpaqueAuth.MAX_BODY - 20) {
+            throw new IllegalArgumentException("a back handle of " + backHandle.length + " bytes");
+        }
+        for (GssServerContext e : table.add(context.backContext(backHandle))) {
+            e.dispose();
+        }
+    }
+
     /** RFC 2203 §5.2.3.1: INIT and CONTINUE_INIT. */
     private RpcAuthVerdict init(Channel channel, RpcCall call, RpcGssCred cred, InboundRpcMessage message) {
+        if (callbacksOnly) {
+            // Callbacks use the client's context (RFC 5661 §2.10.8.2): nothing is created on a client.
+            stats.initFailure();
+            warn("{} {}: RPCSEC_GSS {} on a client's callback service refused", channel, call,
+                    RpcGssCred.procName(cred.proc));
+            return RpcAuthVerdict.deny(AuthStat.AUTH_BADCRED);
+        }
         byte[] token;
         try {
             // Refused before it is allocated when over the bound.

@@ -9,7 +9,6 @@ import dev.rpcrdma.oncrpc.client.RpcReplyDecoder;
 import dev.rpcrdma.oncrpc.message.AuthFlavor;
 import dev.rpcrdma.oncrpc.message.OpaqueAuth;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
-import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcReply;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
@@ -24,7 +23,6 @@ import org.ietf.jgss.GSSManager;
 import org.ietf.jgss.GSSName;
 
 import java.io.IOException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The client side of an RPCSEC_GSS version 1 context (RFC 2203) with one server program: {@link #establish} runs
@@ -39,8 +37,6 @@ public final class RpcGssClientContext implements RpcCallSecurity {
 
     /** Largest INIT result token accepted from a server. */
     private static final int MAX_TOKEN = 64 * 1024;
-    /** What a reply may add to the results: the largest verifier, and the integrity or privacy framing. */
-    private static final int REPLY_OVERHEAD = OpaqueAuth.MAX_BODY + 128;
 
     private final GSSContext gss;
     private final byte[] handle;
@@ -48,7 +44,9 @@ public final class RpcGssClientContext implements RpcCallSecurity {
     private final int window;
     private final int program;
     private final int version;
-    private final AtomicInteger nextSeq = new AtomicInteger();
+    private final GssCaller caller;
+    /** The contexts of {@link #callbackAuthenticator}s: they end with this one. */
+    private final java.util.List<GssServerContext> backs = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean destroyed;
 
     private RpcGssClientContext(GSSContext gss, byte[] handle, RpcGssService service, int window, int program,
@@ -59,6 +57,11 @@ public final class RpcGssClientContext implements RpcCallSecurity {
         this.window = window;
         this.program = program;
         this.version = version;
+        this.caller = new GssCaller(gss, handle, service, new java.util.concurrent.atomic.AtomicInteger(), () -> {
+            if (destroyed) {
+                throw new RpcGssException("the RPCSEC_GSS context was destroyed");
+            }
+        });
     }
 
     /** One call of the context-creation exchange: a way to call NULL of the program, whatever client is used. */
@@ -123,7 +126,9 @@ public final class RpcGssClientContext implements RpcCallSecurity {
         boolean done = false;
         try {
             gss.requestMutualAuth(true);
-            gss.requestConf(service == RpcGssService.PRIVACY);
+            // Every service may be used on a context (RFC 2203 §5.3.2: the service is per request; NFSv4.1
+            // callbacks may ask for privacy on a krb5i context), so ask for confidentiality as the Linux client does.
+            gss.requestConf(true);
             gss.requestInteg(true);
             // RPCSEC_GSS has its own sequence window; requests legitimately arrive out of order (RFC 2203 §5.3.3.1).
             gss.requestReplayDet(false);
@@ -198,6 +203,41 @@ public final class RpcGssClientContext implements RpcCallSecurity {
         return window;
     }
 
+    /** The context handle the server gave (RFC 2203 §5.2.3.1), e.g. for NFSv4.1's {@code gcbp_handle_from_server}. */
+    public byte[] handle() {
+        return handle.clone();
+    }
+
+    /**
+     * The accepting side of the server's callbacks under this context and {@code backHandle} (RFC 5661
+     * §2.10.8.2: the same GSS context, the client's handle, a sequence window of its own of this context's size).
+     * It ends with this context.
+     */
+    GssServerContext backContext(byte[] backHandle) {
+        String server;
+        try {
+            synchronized (gss) {
+                server = gss.getTargName().toString();
+            }
+        } catch (GSSException e) {
+            throw new IllegalStateException("the context has no target name: " + e.getMessage(), e);
+        }
+        GssServerContext back = new GssServerContext(new GssServerContext.Handle(backHandle.clone()), server, gss,
+                window, false);
+        int seconds;
+        synchronized (gss) {
+            seconds = gss.getLifetime();
+        }
+        long lifetime = seconds == GSSContext.INDEFINITE_LIFETIME ? Long.MAX_VALUE / 4
+                : java.util.concurrent.TimeUnit.SECONDS.toNanos(Math.max(0, seconds));
+        back.established(server, server, System.nanoTime() + lifetime);
+        backs.add(back);
+        if (destroyed) {
+            back.dispose();
+        }
+        return back;
+    }
+
     /** Whether {@link #destroy} ran. */
     public boolean isDestroyed() {
         return destroyed;
@@ -225,6 +265,9 @@ public final class RpcGssClientContext implements RpcCallSecurity {
 
     private void dispose() {
         destroyed = true;
+        for (GssServerContext back : backs) {
+            back.dispose();
+        }
         try {
             synchronized (gss) {
                 gss.dispose();
@@ -234,75 +277,15 @@ public final class RpcGssClientContext implements RpcCallSecurity {
         }
     }
 
-    private int nextSequence() throws RpcGssException {
-        if (destroyed) {
-            throw new RpcGssException("the RPCSEC_GSS context was destroyed");
-        }
-        int seq = nextSeq.getAndIncrement();
-        if (Integer.toUnsignedLong(seq) > RpcGssCred.MAXSEQ || seq < 0) {
-            throw new RpcGssException("the RPCSEC_GSS context used up its sequence numbers: create a new one");
-        }
-        return seq;
-    }
-
-    /** The credential and the header MIC of a call (RFC 2203 §5.3.1). */
-    private OpaqueAuth[] header(int proc, int seq, int xid, int program, int version, int procedure)
-            throws GSSException {
-        OpaqueAuth cred = new RpcGssCred(proc, seq, service, handle).toOpaqueAuth();
-        OpaqueAuth verifier = GssBody.mic(gss, GssBody.headerBytes(new RpcCall(xid, program, version, procedure,
-                cred)));
-        return new OpaqueAuth[] {cred, verifier};
-    }
-
     @Override
     public Sealed seal(int xid, int program, int version, int procedure, int[] replyDdpItems, int maxReplySize,
                        XdrPayload args, ByteBufAllocator alloc) throws RpcException {
-        XdrPayload body = null;
-        try {
-            int seq = nextSequence();
-            OpaqueAuth[] h = header(RpcGssCred.DATA, seq, xid, program, version, procedure);
-            body = GssBody.wrap(gss, service, seq, args, alloc);
-            args = null;
-            // RFC 8166 §8.2.2: with integrity or privacy nothing is reduced, so no reply item is placed by DDP.
-            int[] items = service == RpcGssService.NONE ? replyDdpItems : new int[0];
-            int max = maxReplySize > 0 ? maxReplySize + REPLY_OVERHEAD : 0;
-            OutboundRpcMessage message = OutboundRpcMessage.newCall(xid, program, version, procedure, h[0], h[1],
-                    items, max, body);
-            body = null;
-            return new Sealed(message, seq);
-        } catch (GSSException e) {
-            throw new RpcGssException("cannot protect the call: " + e.getMessage(), e);
-        } finally {
-            if (args != null) {
-                args.release();
-            }
-            if (body != null) {
-                body.release();
-            }
-        }
+        return caller.seal(xid, program, version, procedure, replyDdpItems, maxReplySize, args, alloc);
     }
 
     @Override
     public ByteBuf open(Object state, RpcReply reply, XdrReader results) throws RpcException {
-        int seq = (Integer) state;
-        checkVerifier(reply, seq);
-        if (!reply.isSuccess()) {
-            return null;
-        }
-        try {
-            return GssBody.unwrap(gss, service, seq, results);
-        } catch (XdrException e) {
-            throw new RpcGssException("the reply's protected results do not verify: " + e.getMessage(), e);
-        }
-    }
-
-    /** RFC 2203 §5.3.3.2: the reply verifier is the MIC of the call's sequence number. */
-    private void checkVerifier(RpcReply reply, int seq) throws RpcGssException {
-        OpaqueAuth v = reply.verifier();
-        if (!AuthFlavor.RPCSEC_GSS.equals(v.flavor()) || !GssBody.verifyMic(gss, v.body(), GssBody.intBytes(seq))) {
-            throw new RpcGssException("the verifier of the reply to sequence number " + Integer.toUnsignedString(seq)
-                    + " does not verify (" + v + ")");
-        }
+        return caller.open(state, reply, results);
     }
 
     @Override
@@ -344,8 +327,8 @@ public final class RpcGssClientContext implements RpcCallSecurity {
         public Sealed seal(int xid, int program, int version, int procedure, int[] replyDdpItems,
                            int maxReplySize, XdrPayload args, ByteBufAllocator alloc) throws RpcException {
             try {
-                int seq = nextSequence();
-                OpaqueAuth[] h = header(RpcGssCred.DESTROY, seq, xid, program, version, procedure);
+                int seq = caller.nextSequence();
+                OpaqueAuth[] h = caller.header(RpcGssCred.DESTROY, seq, xid, program, version, procedure);
                 return new Sealed(OutboundRpcMessage.newCall(xid, program, version, procedure, h[0], h[1],
                         new int[0], 0, args), seq);
             } catch (GSSException e) {
@@ -359,7 +342,7 @@ public final class RpcGssClientContext implements RpcCallSecurity {
 
         @Override
         public ByteBuf open(Object state, RpcReply reply, XdrReader results) throws RpcException {
-            checkVerifier(reply, (Integer) state);
+            caller.checkVerifier(reply, (Integer) state);
             return null;
         }
     }

@@ -185,6 +185,119 @@ class RpcGssTcpTest {
         assertThrows(RpcGssException.class, () -> echo(client, context, new byte[1]));
     }
 
+    private static final int CALL_ME_BACK = 3;
+    private static final int CB = 0x40000123;
+    private static final int CB_WHO = 1;
+
+    /**
+     * A server whose CALL_ME_BACK(handle, back handle, service, data) calls the client back on the same connection
+     * under {@link RpcGssAuthenticator#callbackSecurity} and answers what the callback answered, "NOENT" when the
+     * handle names no context, or "FAILED " and the failure.
+     */
+    private void startCallbackServer() throws InterruptedException {
+        gss = new RpcGssAuthenticator(acceptor);
+        java.util.Map<String, RpcCallSecurity> sessions = new java.util.concurrent.ConcurrentHashMap<>();
+        RpcProgramRegistry registry = new RpcProgramRegistry().registerNull(PROG, VERS)
+                .register(PROG, VERS, CALL_ME_BACK, (call, args) -> {
+                    byte[] handle = args.readOpaque(400);
+                    byte[] back = args.readOpaque(400);
+                    RpcGssService service = RpcGssService.valueOf(args.readInt());
+                    byte[] data = args.readOpaque(1 << 16);
+                    // Made once per "session" (context, back handle and service), as CREATE_SESSION would.
+                    String key = java.util.Arrays.toString(handle) + java.util.Arrays.toString(back) + service;
+                    RpcCallSecurity security = sessions.get(key);
+                    if (security == null) {
+                        security = gss.callbackSecurity(handle, back, service);
+                        if (security != null) {
+                            sessions.put(key, security);
+                        }
+                    }
+                    if (security == null) {
+                        XdrPayload results = call.newPayload();
+                        results.writer().writeString("NOENT");
+                        call.replySuccess(results);
+                        return;
+                    }
+                    call.backchannel().enable();
+                    RpcClient cb = call.callback();
+                    XdrPayload cbArgs = cb.newPayload();
+                    cbArgs.writer().writeOpaque(data);
+                    cb.call(CB, VERS, CB_WHO, cbArgs, r -> r.readString(70_000),
+                            dev.rpcrdma.oncrpc.client.CallOptions.DEFAULT.withSecurity(security))
+                            .whenComplete((answer, failure) -> {
+                                XdrPayload results = call.newPayload();
+                                results.writer().writeString(failure == null ? answer : "FAILED " + failure);
+                                call.replySuccess(results);
+                            });
+                });
+        group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                .childHandler(new TcpRpcServerInitializer(new RpcDispatcher(registry, new RpcStats())
+                        .withAuthenticator(gss)).withBackchannel())
+                .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+    }
+
+    /** A client whose connection serves CB_WHO (who called, under which protection, and the data's length). */
+    private RpcClient connectWithCallbacks(RpcGssAuthenticator callbacks) throws InterruptedException {
+        RpcProgramRegistry cbRegistry = new RpcProgramRegistry().registerNull(CB, VERS)
+                .register(CB, VERS, CB_WHO, (call, args) -> {
+                    byte[] data = args.readOpaque(1 << 16);
+                    XdrPayload results = call.newPayload();
+                    results.writer().writeString(call.flavor() + " " + call.protection() + " " + call.identity()
+                            + " " + data.length);
+                    call.replySuccess(results);
+                });
+        Channel ch = new Bootstrap().group(group).channel(NioSocketChannel.class)
+                .handler(new TcpRpcClientInitializer(new RpcStats(), TcpRpcConfig.DEFAULT, Duration.ofSeconds(30))
+                        .withCallbacks(new RpcDispatcher(cbRegistry, new RpcStats()).withAuthenticator(callbacks)))
+                .connect(server.localAddress()).sync().channel();
+        closeables.add(() -> ch.close().sync());
+        dev.rpcrdma.oncrpc.RpcBackchannel.of(ch).enable();
+        return RpcClient.of(ch);
+    }
+
+    private static String callMeBack(RpcClient client, RpcGssClientContext context, byte[] handle, byte[] back,
+                                     RpcGssService service, int size) throws Exception {
+        XdrPayload args = client.newPayload();
+        args.writer().writeOpaque(handle).writeOpaque(back).writeInt(service.intValue()).writeOpaque(new byte[size]);
+        return client.callAndWait(PROG, VERS, CALL_ME_BACK, args, r -> r.readString(70_000), context.callOptions());
+    }
+
+    /**
+     * RFC 5661 §2.10.8.2: the server calls back under the client's context, with the client's back handle and the
+     * service the client chose (not necessarily the fore channel's), each direction with its own sequence; the
+     * client checks them and refuses a handle it did not offer; a destroyed context serves no more callbacks.
+     */
+    @ParameterizedTest
+    @EnumSource(RpcGssService.class)
+    void callbacksRunUnderTheClientsContextWithItsBackHandle(RpcGssService service) throws Exception {
+        startCallbackServer();
+        RpcGssAuthenticator callbacks = RpcGssAuthenticator.forCallbacks();
+        RpcClient client = connectWithCallbacks(callbacks);
+        RpcGssClientContext context = establish(client, RpcGssService.INTEGRITY);
+        byte[] back = {1, 2, 3, 4, 5};
+        callbacks.acceptCallbacks(context, back);
+        String expected = "RPCSEC_GSS " + service.protection() + " " + Krb5Realm.name("nfs/localhost") + " ";
+        for (int i = 0; i < 3; i++) {
+            assertEquals(expected + (1000 * i), callMeBack(client, context, context.handle(), back, service,
+                    1000 * i));
+        }
+        assertEquals(0, callbacks.stats().unknownHandles());
+        // A handle the server never made: NOENT. A back handle the client did not offer: the client refuses it.
+        assertEquals("NOENT", callMeBack(client, context, new byte[] {9, 9}, back, service, 1));
+        String refused = callMeBack(client, context, context.handle(), new byte[] {7}, service, 1);
+        assertTrue(refused.startsWith("FAILED ") && refused.contains("RPCSEC_GSS_CREDPROBLEM"), refused);
+        assertEquals(1, callbacks.stats().unknownHandles());
+        // Once destroyed, the context serves no callback: a session made before fails its callbacks, a new one
+        // cannot name it.
+        RpcGssClientContext other = establish(client, RpcGssService.NONE);
+        byte[] handle = context.handle();
+        context.destroy(client);
+        String ended = callMeBack(client, other, handle, back, service, 1);
+        assertTrue(ended.startsWith("FAILED ") && ended.contains("ended"), ended);
+        assertEquals("NOENT", callMeBack(client, other, handle, new byte[] {6}, service, 1));
+    }
+
     /** RFC 8166 §8.2.2: a protected body is never reduced, and a Reply chunk has room for the largest verifier. */
     @ParameterizedTest
     @EnumSource(RpcGssService.class)
