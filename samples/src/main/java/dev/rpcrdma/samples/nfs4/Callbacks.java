@@ -12,7 +12,7 @@ import java.time.Duration;
 /**
  * Sends callbacks over a session's backchannel (RFC 5661 §20): CB_COMPOUND with CB_SEQUENCE on backchannel slot 0
  * (§20.9) then CB_RECALL (§20.2), with the ordinary RPC client on the connection the client bound for callbacks,
- * each call carrying the credential the client offered for callbacks ({@link Session#cbCredential}).
+ * each call carrying the security the client offered for callbacks ({@link Session#cbSecurity}).
  * One callback at a time per session (one slot): the others wait in the session's queue. Never blocks: the reply
  * is handled when it arrives, with the {@link Nfs4State} lock taken again. Called with that lock held.
  */
@@ -59,8 +59,8 @@ final class Callbacks {
         w.writeBool(false).writeOpaque(fileHandle);
         int seqid = session.cbSeqid;
         logger.debug("{}: CB_RECALL {} (cb seqid {})", session, delegation, seqid);
-        // The credential is one the client offered in csa_sec_parms or bca_sec_parms (RFC 5661 §18.36.3, §18.33).
-        CallOptions options = OPTIONS.withCredential(session.cbCredential);
+        // The security is one the client offered in csa_sec_parms or bca_sec_parms (RFC 5661 §18.36.3, §18.33).
+        CallOptions options = session.cbSecurity.options(OPTIONS);
         client.call(session.cbProgram, Nfs4.CB_VERSION, Nfs4.CB_PROC_COMPOUND, args, r -> r.readInt(), options)
                 .whenComplete((status, failure) -> {
                     synchronized (state) {

@@ -1,6 +1,5 @@
 package dev.rpcrdma.samples.nfs4;
 
-import dev.rpcrdma.oncrpc.message.OpaqueAuth;
 import io.netty.util.collection.LongObjectHashMap;
 import io.netty.util.collection.LongObjectMap;
 import io.netty.util.internal.logging.InternalLogger;
@@ -154,10 +153,11 @@ final class Nfs4State {
 
     // ------------------------------------------------------------------ sessions
 
-    Session newSession(ClientRecord c, ChannelAttrs fore, ChannelAttrs back, int cbProgram, OpaqueAuth cbCred) {
+    Session newSession(ClientRecord c, ChannelAttrs fore, ChannelAttrs back, int cbProgram,
+                       CallbackSecurity cbSecurity) {
         byte[] id = ByteBuffer.allocate(Nfs4.SESSIONID_SIZE).putLong(c.clientid).putInt(++nextSession)
                 .putInt(boot).array();
-        Session s = new Session(id, c, fore, back, cbProgram, cbCred);
+        Session s = new Session(id, c, fore, back, cbProgram, cbSecurity);
         sessions.put(ByteBuffer.wrap(id), s);
         c.sessions.add(s);
         return s;

@@ -1,6 +1,5 @@
 package dev.rpcrdma.samples.nfs4;
 
-import dev.rpcrdma.oncrpc.message.OpaqueAuth;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 
@@ -48,10 +47,10 @@ final class Session {
     /** The callback program (CREATE_SESSION, replaced by BACKCHANNEL_CTL, RFC 5661 §18.33). */
     int cbProgram;
     /**
-     * The credential callbacks carry, one the client offered ({@link CallbackSecurity}), or null if it offered
+     * The security callbacks carry, one the client offered ({@link CallbackSecurity}), or null if it offered
      * none this server can use (then no callbacks, hence no delegations).
      */
-    OpaqueAuth cbCredential;
+    CallbackSecurity cbSecurity;
     /** The connection callbacks go over, or null. */
     Channel backChannel;
     /** Next CB_SEQUENCE sequence id of backchannel slot 0. */
@@ -60,13 +59,13 @@ final class Session {
     final Queue<Runnable> cbQueue = new ArrayDeque<>();
 
     Session(byte[] id, ClientRecord client, ChannelAttrs fore, ChannelAttrs back, int cbProgram,
-            OpaqueAuth cbCredential) {
+            CallbackSecurity cbSecurity) {
         this.id = id;
         this.client = client;
         this.fore = fore;
         this.back = back;
         this.cbProgram = cbProgram;
-        this.cbCredential = cbCredential;
+        this.cbSecurity = cbSecurity;
         slots = new Slot[fore.maxRequests()];
         for (int i = 0; i < slots.length; i++) {
             slots[i] = new Slot();
@@ -79,7 +78,7 @@ final class Session {
 
     /** Whether callbacks can go out: the backchannel is up and the client offered a credential we can use. */
     boolean canCallBack() {
-        return cbCredential != null && backchannelUp();
+        return cbSecurity != null && backchannelUp();
     }
 
     void destroy() {

@@ -2,7 +2,6 @@ package dev.rpcrdma.samples.nfs4;
 
 import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.message.AuthSysCredential;
-import dev.rpcrdma.oncrpc.message.OpaqueAuth;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import dev.rpcrdma.oncrpc.xdr.XdrReader;
@@ -106,10 +105,13 @@ final class SessionOps {
     }
 
     /**
-     * The principal of a call, as the client record keeps it (RFC 5661 §18.35.4 "principal"): AUTH_SYS uid and
-     * machine name, or "none".
+     * The principal of a call, as the client record keeps it (RFC 5661 §18.35.4 "principal"): the RPCSEC_GSS
+     * principal, the AUTH_SYS uid and machine name, or "none".
      */
     static String principal(CompoundContext ctx) {
+        if (ctx.call.auth() != null && ctx.call.auth().principal() != null) {
+            return "gss:" + ctx.call.auth().principal();
+        }
         AuthSysCredential cred = ctx.call.authSys();
         return cred == null ? "none" : cred.uid() + "@" + cred.machineName();
     }
@@ -141,7 +143,7 @@ final class SessionOps {
         ChannelAttrs fore = ChannelAttrs.decode(in);
         ChannelAttrs back = ChannelAttrs.decode(in);
         int cbProgram = in.readInt();
-        OpaqueAuth cbCred = CallbackSecurity.decode(in);
+        CallbackSecurity cbSecurity = CallbackSecurity.decode(in, ctx.server.gss());
         Nfs4State state = ctx.state;
         ClientRecord c = state.client(clientid);
         if (sequence == c.createSessionSeq - 1 && c.lastSession != null) {
@@ -157,7 +159,7 @@ final class SessionOps {
         if ((flags & ~Nfs4.CREATE_SESSION4_FLAG_MASK) != 0) {
             throw new Nfs4Exception(Nfs4.NFS4ERR_INVAL, "csa_flags " + Integer.toHexString(flags));
         }
-        int callbackSize = CallbackSecurity.callHeaderSize(cbCred != null ? cbCred : OpaqueAuth.NONE) + CALLBACK_BODY;
+        int callbackSize = (cbSecurity != null ? cbSecurity : CallbackSecurity.NONE).headerSize() + CALLBACK_BODY;
         if (Integer.compareUnsigned(fore.maxRequestSize(), MIN_FORE_REQUEST) < 0
                 || Integer.compareUnsigned(fore.maxResponseSize(), MIN_FORE_RESPONSE) < 0 || fore.maxRequests() == 0
                 || fore.maxOperations() == 0
@@ -184,7 +186,7 @@ final class SessionOps {
         }
         c.lastRenew = state.now();
         c.createSessionSeq++;
-        Session s = state.newSession(c, foreReply, backReply, cbProgram, cbCred);
+        Session s = state.newSession(c, foreReply, backReply, cbProgram, cbSecurity);
         int replyFlags = 0;
         if ((flags & Nfs4.CREATE_SESSION4_FLAG_CONN_BACK_CHAN) != 0 && bc != null) {
             bc.enable();
@@ -205,19 +207,18 @@ final class SessionOps {
 
     /**
      * RFC 5661 §18.33: replaces the session's callback program and the credential callbacks carry (chosen again
-     * from bca_sec_parms; RPCSEC_GSS handles this server cannot use are ignored, so a GSS-only offer leaves the
-     * previous credential).
+     * from bca_sec_parms, {@link CallbackSecurity}; an offer with nothing usable leaves the previous one).
      */
     static void backchannelCtl(CompoundContext ctx, XdrReader in, XdrPayload out) throws XdrException, Nfs4Exception {
         int cbProgram = in.readInt();
-        OpaqueAuth cbCred = CallbackSecurity.decode(in);
+        CallbackSecurity cbSecurity = CallbackSecurity.decode(in, ctx.server.gss());
         Session s = ctx.session;
         if (s == null) {
             throw new Nfs4Exception(Nfs4.NFS4ERR_OP_NOT_IN_SESSION);
         }
         s.cbProgram = cbProgram;
-        if (cbCred != null) {
-            s.cbCredential = cbCred;
+        if (cbSecurity != null) {
+            s.cbSecurity = cbSecurity;
         }
     }
 

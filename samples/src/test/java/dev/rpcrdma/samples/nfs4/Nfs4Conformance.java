@@ -328,8 +328,7 @@ abstract class Nfs4Conformance {
         Nfs4TestClient a = client("cb-a");
         Nfs4TestClient b = client("cb-b");
         a.exchangeId();
-        assertEquals(0, a.createSession(BACK_CHAN, FORE, BACK, w -> w.writeInt(2)
-                .writeInt(6).writeInt(1).writeOpaque(new byte[4]).writeOpaque(new byte[4]) // RPCSEC_GSS: unusable
+        assertEquals(0, a.createSession(BACK_CHAN, FORE, BACK, w -> w.writeInt(1)
                 .writeInt(1).writeInt(7).writeString("cb-machine").writeInt(1234).writeInt(5678).writeInt(1)
                 .writeInt(42)).createSessionStatus);
         reclaimComplete(a);
@@ -356,13 +355,17 @@ abstract class Nfs4Conformance {
         assertEquals(AuthFlavor.AUTH_NONE, cred.flavor());
     }
 
-    /** A session whose client offered only RPCSEC_GSS for callbacks cannot be called back: no delegation. */
+    /**
+     * An RPCSEC_GSS handle the server never made is NOENT (RFC 5661 §18.36.3); a session whose client offered no
+     * callback security cannot be called back: no delegation.
+     */
     @Test
     void noUsableCallbackCredentialMeansNoDelegation() throws Exception {
         Nfs4TestClient a = client("cb-gss");
         a.exchangeId();
-        assertEquals(0, a.createSession(BACK_CHAN, FORE, BACK, w -> w.writeInt(1)
+        assertEquals(Nfs4.NFS4ERR_NOENT, a.createSession(BACK_CHAN, FORE, BACK, w -> w.writeInt(1)
                 .writeInt(6).writeInt(1).writeOpaque(new byte[4]).writeOpaque(new byte[4])).createSessionStatus);
+        assertEquals(0, a.createSession(BACK_CHAN, FORE, BACK, w -> w.writeInt(0)).createSessionStatus);
         reclaimComplete(a);
         createFile(a, "f", new byte[10]);
         Nfs4TestClient.Reply r = a.call(a.sequenced().putrootfh().open("a", Nfs4.OPEN4_SHARE_ACCESS_READ, false,

@@ -2,6 +2,7 @@ package dev.rpcrdma.samples.nfs4;
 
 import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.gss.Krb5Credentials;
+import dev.rpcrdma.oncrpc.gss.RpcGssAuthenticator;
 import dev.rpcrdma.oncrpc.gss.RpcGssClientContext;
 import dev.rpcrdma.oncrpc.gss.RpcGssService;
 import dev.rpcrdma.testing.Krb5Realm;
@@ -34,7 +35,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The NFS server's {@code --sec} against a throwaway MIT KDC ({@link Krb5Realm}): an export that requires krb5i or
  * krb5p answers AUTH_SYS with NFS4ERR_WRONGSEC where RFC 5661 §2.6.3.1 says (and only there), SECINFO and
  * SECINFO_NO_NAME list its flavors (§18.29, §18.45), krb5i and krb5p clients do file I/O, FREE_STATEID of an open
- * stateid is LOCKS_HELD (§18.38.3), and the options are checked.
+ * stateid is LOCKS_HELD (§18.38.3), callbacks carry the RPCSEC_GSS handle the client offered (§2.10.8.2), and the
+ * options are checked.
  */
 class Nfs4SecurityTest {
     private static Krb5Realm realm;
@@ -199,6 +201,69 @@ class Nfs4SecurityTest {
         assertEquals(Nfs4.NFS4ERR_WRONGSEC, r.next(Nfs4.OP_PUTROOTFH));
         assertEquals(1, server.wrongSec());
         assertTrue(server.gss().contexts() >= 3, "contexts: " + server.gss().contexts());
+    }
+
+    /**
+     * RFC 5661 §2.10.8.2 and §18.36.3: a client that offers an RPCSEC_GSS context for callbacks (gss_cb_handles4)
+     * gets CB_RECALL under that context, with its back handle and the service it chose; a handle the server never
+     * made is NOENT.
+     */
+    @Test
+    void callbacksCarryTheRpcsecGssHandleTheClientOffered() throws Exception {
+        RpcGssAuthenticator callbacks = RpcGssAuthenticator.forCallbacks();
+        Nfs4TestClient a = Nfs4TestClient.connect(group, new InetSocketAddress("127.0.0.1",
+                server.tcpAddress().getPort()), "gss-callbacks", callbacks);
+        clients.add(a);
+        RpcGssClientContext context = RpcGssClientContext.establish(a.rpc, Nfs4.PROGRAM, Nfs4.VERSION, root,
+                target, RpcGssService.INTEGRITY);
+        a.options = context.callOptions().withTimeout(Duration.ofSeconds(30));
+        byte[] back = {0x42, 0x43, 0x44};
+        callbacks.acceptCallbacks(context, back);
+        a.exchangeId();
+        ChannelAttrs fore = new ChannelAttrs(0, (1 << 20) + 8192, (1 << 20) + 8192, 8192, 8, 16);
+        ChannelAttrs backAttrs = new ChannelAttrs(0, 4068, 4068, 0, 2, 16);
+        int flags = Nfs4.CREATE_SESSION4_FLAG_PERSIST | Nfs4.CREATE_SESSION4_FLAG_CONN_BACK_CHAN;
+        // A handle this server did not make: NOENT.
+        Nfs4TestClient.Reply r = a.createSession(flags, fore, backAttrs, w -> w.writeInt(1).writeInt(6)
+                .writeInt(RpcGssService.PRIVACY.intValue()).writeOpaque(new byte[] {1, 2, 3, 4}).writeOpaque(back));
+        assertEquals(Nfs4.NFS4ERR_NOENT, r.createSessionStatus);
+        // AUTH_SYS and the context: the context is used, with the service offered (privacy, on a krb5i context).
+        r = a.createSession(flags, fore, backAttrs, w -> {
+            w.writeInt(2);
+            w.writeInt(1).writeInt(0).writeString("test").writeInt(0).writeInt(0).writeInt(0);
+            w.writeInt(6).writeInt(RpcGssService.PRIVACY.intValue()).writeOpaque(context.handle()).writeOpaque(back);
+        });
+        assertEquals(Nfs4.NFS4_OK, r.createSessionStatus);
+        r = a.call(a.sequenced().op(Nfs4.OP_RECLAIM_COMPLETE).bool(false));
+        r.sequenceFlags();
+        r.ok(Nfs4.OP_RECLAIM_COMPLETE);
+
+        r = a.call(a.sequenced().putrootfh().open("a", Nfs4.OPEN4_SHARE_ACCESS_READ, true, "delegated"));
+        r.sequenceFlags();
+        r.ok(Nfs4.OP_PUTROOTFH);
+        byte[][] open = r.open();
+        assertTrue(open[1] != null, "a read delegation");
+        Nfs4TestClient b = gssClient("gss-writer", RpcGssService.PRIVACY);
+        b.mount();
+        r = b.call(b.sequenced().putrootfh().open("b", Nfs4.OPEN4_SHARE_ACCESS_WRITE, false, "delegated"));
+        r.sequenceFlags();
+        r.ok(Nfs4.OP_PUTROOTFH);
+        assertEquals(Nfs4.NFS4ERR_DELAY, r.next(Nfs4.OP_OPEN));
+        Nfs4TestClient.Recall recall = a.awaitRecall(10);
+        assertTrue(recall != null, "CB_RECALL under the client's context");
+        assertArrayEquals(open[1], recall.stateid());
+        dev.rpcrdma.oncrpc.message.OpaqueAuth cred = a.callbackCredentials.poll();
+        assertEquals(dev.rpcrdma.oncrpc.message.AuthFlavor.RPCSEC_GSS, cred.flavor());
+        io.netty.buffer.ByteBuf body = io.netty.buffer.Unpooled.wrappedBuffer(cred.body());
+        assertEquals(1, body.readInt(), "version");
+        assertEquals(0, body.readInt(), "RPCSEC_GSS_DATA");
+        body.readInt();
+        assertEquals(RpcGssService.PRIVACY.intValue(), body.readInt(), "gcbp_service");
+        byte[] handle = new byte[body.readInt()];
+        body.readBytes(handle);
+        assertArrayEquals(back, handle, "gcbp_handle_from_client");
+        assertEquals(0, callbacks.stats().badVerifiers() + callbacks.stats().badBodies()
+                + callbacks.stats().unknownHandles(), callbacks.stats().toString());
     }
 
     @Test

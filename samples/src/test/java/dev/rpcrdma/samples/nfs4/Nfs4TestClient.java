@@ -71,9 +71,15 @@ final class Nfs4TestClient implements AutoCloseable {
 
     /** Connects over TCP. */
     static Nfs4TestClient connect(EventLoopGroup group, InetSocketAddress server, String owner) throws Exception {
+        return connect(group, server, owner, null);
+    }
+
+    /** Connects over TCP; the callback service checks RPCSEC_GSS callbacks with {@code gssCallbacks} (or none). */
+    static Nfs4TestClient connect(EventLoopGroup group, InetSocketAddress server, String owner,
+                                  dev.rpcrdma.oncrpc.gss.RpcGssAuthenticator gssCallbacks) throws Exception {
         return connect(server, owner, callbacks -> new Bootstrap().group(group).channel(NioSocketChannel.class)
                 .handler(new TcpRpcClientInitializer(new RpcStats(), TcpRpcConfig.DEFAULT, Duration.ofSeconds(30))
-                        .withCallbacks(callbacks)));
+                        .withCallbacks(gssCallbacks == null ? callbacks : callbacks.withAuthenticator(gssCallbacks))));
     }
 
     /** Connects over RPC-over-RDMA ({@code group} runs RDMA channels on some fabric). */
