@@ -16,6 +16,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -46,6 +48,8 @@ class Nfs4SecurityTest {
 
     Nfs4Server server;
     EventLoopGroup group;
+    /** The server's RPC-over-RDMA address when a test moved it to the software fabric, else null (TCP). */
+    InetSocketAddress rdma;
     final List<Nfs4TestClient> clients = new ArrayList<>();
 
     @BeforeAll
@@ -80,8 +84,9 @@ class Nfs4SecurityTest {
     }
 
     Nfs4TestClient client(String owner) throws Exception {
-        Nfs4TestClient c = Nfs4TestClient.connect(group, new InetSocketAddress("127.0.0.1",
-                server.tcpAddress().getPort()), owner);
+        Nfs4TestClient c = rdma != null ? Nfs4TestClient.connectRdma(group, rdma, owner)
+                : Nfs4TestClient.connect(group, new InetSocketAddress("127.0.0.1", server.tcpAddress().getPort()),
+                owner);
         clients.add(c);
         return c;
     }
@@ -208,11 +213,27 @@ class Nfs4SecurityTest {
      * gets CB_RECALL under that context, with its back handle and the service it chose; a handle the server never
      * made is NOENT.
      */
-    @Test
-    void callbacksCarryTheRpcsecGssHandleTheClientOffered() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "rdma"})
+    void callbacksCarryTheRpcsecGssHandleTheClientOffered(String transport) throws Exception {
         RpcGssAuthenticator callbacks = RpcGssAuthenticator.forCallbacks();
-        Nfs4TestClient a = Nfs4TestClient.connect(group, new InetSocketAddress("127.0.0.1",
-                server.tcpAddress().getPort()), "gss-callbacks", callbacks);
+        Nfs4TestClient a;
+        if (transport.equals("rdma")) {
+            // RPC-over-RDMA on the software fabric: the callbacks go over the RDMA backchannel (RFC 8167).
+            server.close();
+            server = Nfs4Server.start("--transport", "rdma", "--rdma-port", "0", "--address", "127.0.0.1",
+                    "--fabric", "software", "--sec", "krb5i,krb5p", "--keytab", serverKeytab.toString(),
+                    "--principal", Krb5Realm.name("nfs/localhost"));
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+            group = new MultiThreadIoEventLoopGroup(2, dev.rpcrdma.channel.RdmaIoHandler.newFactory(
+                    new dev.rpcrdma.channel.RdmaIoHandlerConfig().fabric(
+                            dev.rpcrdma.channel.fabric.software.SoftwareFabric.instance())));
+            rdma = new InetSocketAddress("127.0.0.1", server.rdmaAddress().getPort());
+            a = Nfs4TestClient.connectRdma(group, rdma, "gss-callbacks", callbacks);
+        } else {
+            a = Nfs4TestClient.connect(group, new InetSocketAddress("127.0.0.1", server.tcpAddress().getPort()),
+                    "gss-callbacks", callbacks);
+        }
         clients.add(a);
         RpcGssClientContext context = RpcGssClientContext.establish(a.rpc, Nfs4.PROGRAM, Nfs4.VERSION, root,
                 target, RpcGssService.INTEGRITY);

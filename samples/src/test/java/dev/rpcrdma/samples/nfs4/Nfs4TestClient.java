@@ -84,11 +84,18 @@ final class Nfs4TestClient implements AutoCloseable {
 
     /** Connects over RPC-over-RDMA ({@code group} runs RDMA channels on some fabric). */
     static Nfs4TestClient connectRdma(EventLoopGroup group, InetSocketAddress server, String owner) throws Exception {
+        return connectRdma(group, server, owner, null);
+    }
+
+    /** Connects over RPC-over-RDMA; RPCSEC_GSS callbacks are checked with {@code gssCallbacks} (or none). */
+    static Nfs4TestClient connectRdma(EventLoopGroup group, InetSocketAddress server, String owner,
+                                      dev.rpcrdma.oncrpc.gss.RpcGssAuthenticator gssCallbacks) throws Exception {
         return connect(server, owner, callbacks -> new Bootstrap().group(group)
                 .channel(dev.rpcrdma.channel.RdmaChannel.class)
                 .handler(new dev.rpcrdma.handlers.RpcRdmaClientInitializer(new RpcStats(),
                         dev.rpcrdma.handlers.RpcRdmaConfig.DEFAULT, new dev.rpcrdma.handlers.RpcRdmaStats(),
-                        Duration.ofSeconds(30)).withCallbacks(callbacks)));
+                        Duration.ofSeconds(30)).withCallbacks(gssCallbacks == null ? callbacks
+                        : callbacks.withAuthenticator(gssCallbacks))));
     }
 
     private static Nfs4TestClient connect(InetSocketAddress server, String owner,
