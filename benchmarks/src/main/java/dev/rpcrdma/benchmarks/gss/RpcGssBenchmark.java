@@ -56,10 +56,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * What each security flavor costs a round trip: NULL and a 1 MiB ECHO (the argument and the result DDP-eligible:
  * Read and Write chunks under sys and krb5, a Long Call and a Reply chunk under krb5i and krb5p, RFC 8166 §8.2.2)
- * over TCP and over RPC-over-RDMA on the in-process software fabric, with AUTH_SYS, krb5, krb5i and krb5p against a
- * throwaway MIT KDC ({@code Krb5Realm}: needs Debian's krb5-kdc, as {@code tools/setup} installs). One blocking
- * caller; the figure that matters is each flavor's time as a ratio to sys on the same transport
- * (docs/benchmarks.md). {@code java -jar benchmarks/target/benchmarks.jar RpcGssBenchmark}.
+ * over TCP and over RPC-over-RDMA, with AUTH_SYS, krb5, krb5i and krb5p against a throwaway MIT KDC
+ * ({@code Krb5Realm}: needs Debian's krb5-kdc, as {@code tools/setup} installs). One blocking caller; the figure that
+ * matters is each flavor's time as a ratio to sys on the same transport (docs/benchmarks.md).
+ * {@code java -jar benchmarks/target/benchmarks.jar RpcGssBenchmark} runs RDMA on the in-process software fabric;
+ * {@code -p fabric=native -p address=A} on the RDMA device of address A, TCP on A too (tools/vm/run-gss-figures).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -78,6 +79,14 @@ public class RpcGssBenchmark {
 
     @Param({"sys", "krb5", "krb5i", "krb5p"})
     public String flavor;
+
+    /** The RDMA fabric: software (in-process) or native (the device of {@link #address}). */
+    @Param({"software"})
+    public String fabric;
+
+    /** The address both servers listen on (with the native fabric: one of the RDMA device's). */
+    @Param({"127.0.0.1"})
+    public String address;
 
     private Krb5Realm realm;
     private EventLoopGroup group;
@@ -105,16 +114,16 @@ public class RpcGssBenchmark {
             TcpRpcConfig config = new TcpRpcConfig(SIZE + 65536, TcpRpcConfig.DEFAULT_MAX_FRAGMENT_SIZE);
             server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                     .childHandler(new TcpRpcServerInitializer(dispatcher, config))
-                    .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+                    .bind(new InetSocketAddress(address, 0)).sync().channel();
             client = RpcClient.of(new Bootstrap().group(group).channel(NioSocketChannel.class)
                     .handler(new TcpRpcClientInitializer(new RpcStats(), config, Duration.ofSeconds(30)))
                     .connect(server.localAddress()).sync().channel());
         } else {
             group = new MultiThreadIoEventLoopGroup(2,
-                    RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().fabric(RdmaFabric.SOFTWARE)));
+                    RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().fabric(RdmaFabric.select(fabric))));
             server = new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
                     .childHandler(new RpcRdmaServerInitializer(dispatcher, RpcRdmaConfig.DEFAULT, new RpcRdmaStats()))
-                    .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+                    .bind(new InetSocketAddress(address, 0)).sync().channel();
             client = RpcClient.of(new Bootstrap().group(group).channel(RdmaChannel.class)
                     .handler(new RpcRdmaClientInitializer(new RpcStats(), RpcRdmaConfig.DEFAULT, new RpcRdmaStats(),
                             Duration.ofSeconds(30)))
