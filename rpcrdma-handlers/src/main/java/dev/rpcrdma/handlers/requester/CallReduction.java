@@ -33,6 +33,11 @@ final class CallReduction {
 
     private final RdmaConnection connection;
     private final WindowCache windows;
+    /**
+     * How chunk memory is exposed on this connection, chosen at its first chunk (the device is known only once the
+     * connection is up: the requester is made before).
+     */
+    private ChunkRegistration registration;
     private final RpcRdmaStats stats;
     /** The reply size assumed for a call that gives none ({@code RpcRdmaConfig.maxReplySize()}). */
     private final int defaultMaxReply;
@@ -43,6 +48,14 @@ final class CallReduction {
         this.windows = windows;
         this.stats = stats;
         this.defaultMaxReply = defaultMaxReply;
+    }
+
+    private ChunkRegistration registration() {
+        ChunkRegistration r = registration;
+        if (r == null) {
+            registration = r = ChunkRegistration.of(connection, windows);
+        }
+        return r;
     }
 
     /** The largest reply {@code call} provisions for: its own hint, else the connection's configured maximum. */
@@ -141,8 +154,8 @@ final class CallReduction {
                     region.writeBytes(item.data(), item.data().readerIndex(), item.length());
                 }
             }
-            rpc.exposure.read = rpc.exposure.expose(ctx, connection, windows, region, RdmaAccess.REMOTE_READ);
-            CallExposure.Region r = rpc.exposure.read;
+            rpc.exposure.read = rpc.exposure.expose(ctx, registration(), region, RdmaAccess.REMOTE_READ);
+            ChunkRegistration.Region r = rpc.exposure.read;
             List<ReadSegment> reads = new ArrayList<>(items.size());
             long offset = 0;
             for (DdpItem item : items) {
@@ -162,8 +175,8 @@ final class CallReduction {
             return null;
         }
         payload.writeInline(region);
-        rpc.exposure.read = rpc.exposure.expose(ctx, connection, windows, region, RdmaAccess.REMOTE_READ);
-        CallExposure.Region r = rpc.exposure.read;
+        rpc.exposure.read = rpc.exposure.expose(ctx, registration(), region, RdmaAccess.REMOTE_READ);
+        ChunkRegistration.Region r = rpc.exposure.read;
         header = RpcRdmaHeader.nomsg(call.xid(), credit,
                 List.of(new ReadSegment(0, new RdmaSegment(r.rkey, inline, r.address))), rpc.writeList,
                 rpc.replyChunk);
@@ -192,8 +205,8 @@ final class CallReduction {
         // and the peer cannot read it (remote write only), so its up to maxReplySize bytes are not cleared per call.
         region.writeZero(ddpBytes);
         region.writerIndex(ddpBytes + replyBytes);
-        rpc.exposure.write = rpc.exposure.expose(ctx, connection, windows, region, RdmaAccess.REMOTE_WRITE);
-        CallExposure.Region w = rpc.exposure.write;
+        rpc.exposure.write = rpc.exposure.expose(ctx, registration(), region, RdmaAccess.REMOTE_WRITE);
+        ChunkRegistration.Region w = rpc.exposure.write;
         List<WriteChunk> writeList = new ArrayList<>(chunks);
         rpc.writeOffsets = new int[chunks];
         int offset = 0;
