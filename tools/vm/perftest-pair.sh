@@ -1,4 +1,5 @@
-# Sourced INSIDE the VM by tools/vm/run-perftest and tools/vm/run-benchmarks (not executable on its own).
+# Sourced INSIDE the VM by tools/vm/run-perftest, run-benchmarks and run-provider-figures, and by tools/qualify on any
+# host with an RDMA device (not executable on its own).
 #
 #   perftest_pair TOOL [ARG...]
 #
