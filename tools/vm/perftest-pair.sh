@@ -16,7 +16,8 @@
 # RoCE: -x N, the GID index of the address's RoCE v2 GID (::ffff:a.b.c.d; rxe0 in the VM: 1), looked up in sysfs;
 # InfiniBand: perftest's default GID 0; iWARP: -R, connect through the RDMA-CM. -F: do not fail on CPU-frequency warnings.
 # The server may take more than a second to listen on a loaded host: the client retries a refused connection.
-# Each side is bounded by `timeout` so that a lost peer cannot hang the VM until its own timeout.
+# Each side is bounded by `timeout` (PERFTEST_TIMEOUT seconds, default 300) so that a lost peer cannot hang the VM
+# until its own timeout.
 
 # perftest_roce_gid DEV ADDRESS: the index of ADDRESS's RoCE v2 GID on port 1 of DEV (1 when sysfs does not say).
 perftest_roce_gid() {
@@ -45,11 +46,11 @@ perftest_pair() {
   PERFTEST_FIGURES=
   echo
   echo "=== $tool $*"
-  timeout 300 "$tool" -d "$dev" "${conn[@]}" -F "$@" >/tmp/perftest-server.out 2>&1 &
+  timeout -k 5 "${PERFTEST_TIMEOUT:-300}" "$tool" -d "$dev" "${conn[@]}" -F "$@" >/tmp/perftest-server.out 2>&1 &
   server=$!
   for attempt in 1 2 3 4 5 6 7 8 9 10; do
     sleep 1
-    if timeout 300 "$tool" -d "$dev" "${conn[@]}" -F "$@" "$addr" >/tmp/perftest-client.out 2>&1; then
+    if timeout -k 5 "${PERFTEST_TIMEOUT:-300}" "$tool" -d "$dev" "${conn[@]}" -F "$@" "$addr" >/tmp/perftest-client.out 2>&1; then
       ok=1; break
     fi
     grep -q "Couldn't connect" /tmp/perftest-client.out || break
