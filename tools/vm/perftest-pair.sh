@@ -19,17 +19,18 @@
 # Each side is bounded by `timeout` (PERFTEST_TIMEOUT seconds, default 300) so that a lost peer cannot hang the VM
 # until its own timeout.
 
-# perftest_roce_gid DEV ADDRESS: the index of ADDRESS's RoCE v2 GID on port 1 of DEV (1 when sysfs does not say).
+# perftest_roce_gid DEV ADDRESS: sets PERFTEST_GID to the index of ADDRESS's RoCE v2 GID on port 1 of DEV and
+# PERFTEST_GID_FOUND to 1, or (sysfs does not say) to 1 and 0.
 perftest_roce_gid() {
   local p=/sys/class/infiniband/$1/ports/1 want f i
   want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $(echo "$2" | tr . ' '))
   for f in "$p"/gids/*; do
     i=${f##*/}
     if [ "$(cat "$f" 2>/dev/null)" = "$want" ] && [ "$(cat "$p/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ]; then
-      echo "$i"; return
+      PERFTEST_GID=$i PERFTEST_GID_FOUND=1; return
     fi
   done
-  echo 1
+  PERFTEST_GID=1 PERFTEST_GID_FOUND=0
 }
 perftest_pair() {
   local tool=$1 dev=${VM_RDMA_DEVICE:-rxe0} addr=${VM_RDMA_ADDR:-192.0.2.1} server attempt ok= conn
@@ -38,11 +39,14 @@ perftest_pair() {
   if grep -q RNIC "/sys/class/infiniband/$dev/node_type" 2>/dev/null; then
     conn=(-R)
   elif [ "$(cat "/sys/class/infiniband/$dev/ports/1/link_layer" 2>/dev/null)" = Ethernet ]; then
-    conn=(-x "$(perftest_roce_gid "$dev" "$addr")")
+    perftest_roce_gid "$dev" "$addr"
+    conn=(-x "$PERFTEST_GID")
   else
     conn=()
   fi
   PERFTEST_CONNECT=${conn[*]:-GID 0}
+  [ "${conn[0]:-}" != -x ] || PERFTEST_CONNECT+=" ($([ "$PERFTEST_GID_FOUND" = 1 ] && echo "the RoCE v2 GID of $addr" \
+    || echo "no RoCE v2 GID of $addr in sysfs: index 1 assumed"))"
   PERFTEST_FIGURES=
   echo
   echo "=== $tool $*"
