@@ -11,9 +11,7 @@ import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * The verbs objects one {@link RdmaIoHandler} shares on one device among its channels: a protection domain, one
@@ -52,7 +50,9 @@ final class LoopDevice {
     private final IntObjectMap<RdmaChannel> byQpNum = new IntObjectHashMap<>();
     /** The loop's shared receive queues on the device (one per receive buffer size), by index. */
     private SharedReceives[] shared = new SharedReceives[0];
-    private final List<RdmaChannel> touched = new ArrayList<>();
+    /** Channels that had completions in the current poll batch: {@code [0, touchedCount)}. */
+    private RdmaChannel[] touched = new RdmaChannel[8];
+    private int touchedCount;
     ProtectionDomain pd;
     CompletionChannel compChannel;
     /** Copy-on-write: a channel attached during a poll batch may add a queue. */
@@ -231,15 +231,18 @@ final class LoopDevice {
                 }
             }
         } finally {
-            for (int i = 0; i < touched.size(); i++) {
-                RdmaChannel ch = touched.get(i);
+            // A channel's batch end may complete more (a Send posted, a receive reposted): those come in the next
+            // poll, so the list does not grow while it is walked.
+            for (int i = 0; i < touchedCount; i++) {
+                RdmaChannel ch = touched[i];
+                touched[i] = null;
                 try {
                     ch.completionsDone();
                 } catch (Throwable t) {
                     logger.warn("{} failed to finish its completion batch", ch, t);
                 }
             }
-            touched.clear();
+            touchedCount = 0;
             polling = false;
         }
         if (references == 0) {
@@ -302,7 +305,10 @@ final class LoopDevice {
             return;
         }
         if (ch.startCompletions()) {
-            touched.add(ch);
+            if (touchedCount == touched.length) {
+                touched = Arrays.copyOf(touched, 2 * touchedCount);
+            }
+            touched[touchedCount++] = ch;
         }
         try {
             ch.completion(wc, i);
