@@ -11,9 +11,7 @@ import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * The verbs objects one {@link RdmaIoHandler} shares on one device among its channels: a protection domain, one
@@ -52,7 +50,9 @@ final class LoopDevice {
     private final IntObjectMap<RdmaChannel> byQpNum = new IntObjectHashMap<>();
     /** The loop's shared receive queues on the device (one per receive buffer size), by index. */
     private SharedReceives[] shared = new SharedReceives[0];
-    private final List<RdmaChannel> touched = new ArrayList<>();
+    /** Channels that had completions in the current poll batch: {@code [0, touchedCount)}. */
+    private RdmaChannel[] touched = new RdmaChannel[8];
+    private int touchedCount;
     ProtectionDomain pd;
     CompletionChannel compChannel;
     /** Copy-on-write: a channel attached during a poll batch may add a queue. */
@@ -231,15 +231,18 @@ final class LoopDevice {
                 }
             }
         } finally {
-            for (int i = 0; i < touched.size(); i++) {
-                RdmaChannel ch = touched.get(i);
+            // A channel's batch end may complete more (a Send posted, a receive reposted): those come in the next
+            // poll, so the list does not grow while it is walked.
+            for (int i = 0; i < touchedCount; i++) {
+                RdmaChannel ch = touched[i];
+                touched[i] = null;
                 try {
                     ch.completionsDone();
                 } catch (Throwable t) {
                     logger.warn("{} failed to finish its completion batch", ch, t);
                 }
             }
-            touched.clear();
+            touchedCount = 0;
             polling = false;
         }
         if (references == 0) {
@@ -264,6 +267,11 @@ final class LoopDevice {
         try {
             while (total < batch) {
                 int n = q.queue.poll(wc);
+                if (n < wc.capacity()) {
+                    // Fewer than asked for: the queue was empty when polled. Noted before the dispatch, whose
+                    // posts may complete at once: those come after the arming, so they raise an event.
+                    q.drainedSinceArm = q.armed;
+                }
                 for (int i = 0; i < n; i++) {
                     dispatch(wc, i);
                 }
@@ -297,7 +305,10 @@ final class LoopDevice {
             return;
         }
         if (ch.startCompletions()) {
-            touched.add(ch);
+            if (touchedCount == touched.length) {
+                touched = Arrays.copyOf(touched, 2 * touchedCount);
+            }
+            touched[touchedCount++] = ch;
         }
         try {
             ch.completion(wc, i);
@@ -307,24 +318,42 @@ final class LoopDevice {
         }
     }
 
-    /** Arms every hot queue (a queue whose arming fails stays hot and its channels fail). */
-    void arm() {
+    /**
+     * Arms every hot queue (a queue whose arming fails stays hot and its channels fail) and returns whether one was
+     * armed now: only such a queue needs the poll after arming. A queue still armed since its last event was taken
+     * and found empty by a poll after that arming ({@link Cq#drainedSinceArm}) goes cold as it is: whatever it
+     * completes from then on raises an event, or its event is already waiting on the completion channel (the device
+     * notifies once per arming, and the event stays readable until taken, which re-arms), so no wake-up is lost and
+     * neither the arming nor the poll after it is needed again.
+     */
+    boolean arm() {
+        boolean armed = false;
         for (Cq q : cqs) {
             if (q.hot) {
+                if (q.armed && q.drainedSinceArm) {
+                    q.hot = false;
+                    continue;
+                }
                 try {
                     q.queue.requestNotify(false);
                     q.hot = false;
+                    q.armed = true;
+                    q.drainedSinceArm = false;
+                    armed = true;
                 } catch (IOException e) {
                     failChannelsOn(q, e);
                 }
             }
         }
+        return armed;
     }
 
     /**
      * The completion channel is readable: takes one event (the epoll set is level-triggered, so another queued
      * event wakes the loop again, and reading until EAGAIN would cost a failing read(2) per wakeup), makes its queue
-     * hot and acknowledges events in batches.
+     * hot, acknowledges events in batches and arms the queue again at once, so that the poll that follows (which
+     * finds what raised the event) also counts as the poll after arming: the loop may then sleep again without
+     * another arming and poll ({@link #arm}).
      */
     void completionChannelReady() {
         if (destroyed) {
@@ -335,9 +364,17 @@ final class LoopDevice {
             for (Cq q : cqs) {
                 if (q.queue == signalled) {
                     q.hot = true;
+                    q.armed = false;
+                    q.drainedSinceArm = false;
                     if (++q.unackedEvents >= ACK_BATCH) {
                         q.queue.ackEvents(q.unackedEvents);
                         q.unackedEvents = 0;
+                    }
+                    try {
+                        q.queue.requestNotify(false);
+                        q.armed = true;
+                    } catch (IOException e) {
+                        failChannelsOn(q, e);
                     }
                 }
             }
@@ -405,10 +442,14 @@ final class LoopDevice {
         int reserved;
         int unackedEvents;
         boolean hot = true;
+        /** Armed ({@code ibv_req_notify_cq}) since its last event was taken. */
+        boolean armed;
+        /** A poll after the last arming found the queue empty (returned fewer than it asked for). */
+        boolean drainedSinceArm;
 
         @Override
         public String toString() {
-            return "Cq(hot=" + hot + ", reserved=" + reserved + "/" + capacity + ", unacked=" + unackedEvents + ")";
+            return "Cq(hot=" + hot + ", armed=" + armed + ", drained=" + drainedSinceArm + ", reserved=" + reserved + "/" + capacity + ", unacked=" + unackedEvents + ")";
         }
 
         Cq(CompletionQueue queue, CompletionArray completions, int capacity) {

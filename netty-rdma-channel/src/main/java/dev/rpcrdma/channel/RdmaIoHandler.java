@@ -309,11 +309,26 @@ public final class RdmaIoHandler implements IoHandler {
         return work;
     }
 
+    /**
+     * Arms the hot queues and polls once more if one was armed now (a completion that came before the arming raises
+     * no event); a queue armed and drained since its last event needs neither ({@link LoopDevice#arm}).
+     */
     private int armAndRepoll() {
+        boolean armed = false;
         for (LoopDevice d : loopDevices) {
-            d.arm();
+            armed |= d.arm();
         }
-        return pollHot(true);
+        if (armed) {
+            return pollHot(true);
+        }
+        int cold = 0;
+        for (LoopDevice d : loopDevices) {
+            if (d.anyCold()) {
+                cold++;
+            }
+        }
+        coldSkipped = cold;
+        return 0;
     }
 
     /**

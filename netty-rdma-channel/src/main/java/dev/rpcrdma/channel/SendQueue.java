@@ -69,6 +69,9 @@ final class SendQueue {
     private boolean writing;
     private boolean writeAgain;
     private ChannelOutboundBuffer outbound;
+    /** The writability bit as last set, and on which outbound buffer (none yet: set on the first pass). */
+    private boolean writabilitySet;
+    private ChannelOutboundBuffer writabilityOf;
 
     SendQueue(RdmaChannel channel, RdmaEndpoint ep, int channelId) {
         this.channel = channel;
@@ -161,7 +164,20 @@ final class SendQueue {
             // Posting failed: what was posted stays owned by the device; the channel fails as a whole.
             channel.fail(ex);
         }
-        in.setUserDefinedWritability(WRITABILITY_BIT, inFlight() < depth);
+        updateWritability(in);
+    }
+
+    /**
+     * Sets the writability bit when it changes, not per pass: Netty's {@code setUserDefinedWritability} is a
+     * compare-and-set loop on the outbound buffer's flags even when nothing changes.
+     */
+    private void updateWritability(ChannelOutboundBuffer in) {
+        boolean writable = inFlight() < depth;
+        if (writable != writabilitySet || in != writabilityOf) {
+            writabilitySet = writable;
+            writabilityOf = in;
+            in.setUserDefinedWritability(WRITABILITY_BIT, writable);
+        }
     }
 
     /**
@@ -509,7 +525,7 @@ final class SendQueue {
             }
         }
         if (outbound != null) {
-            outbound.setUserDefinedWritability(WRITABILITY_BIT, inFlight() < depth);
+            updateWritability(outbound);
         }
     }
 

@@ -23,12 +23,12 @@ import java.util.Deque;
  */
 public final class InboundRpcMessage extends AbstractReferenceCounted {
 
-    private static final Recycler<InboundRpcMessage> POOL = new Recycler<InboundRpcMessage>() {
+    private static final LocalPool<InboundRpcMessage> POOL = new LocalPool<>(new Recycler<InboundRpcMessage>() {
         @Override
         protected InboundRpcMessage newObject(Handle<InboundRpcMessage> handle) {
             return new InboundRpcMessage(handle);
         }
-    };
+    });
 
     private final Recycler.Handle<InboundRpcMessage> handle;
     /** Reused with this message. */
@@ -152,7 +152,7 @@ public final class InboundRpcMessage extends AbstractReferenceCounted {
         placed = null;
         reducedBytes = 0;
         body.reset(Unpooled.EMPTY_BUFFER, null);
-        handle.recycle(this);
+        POOL.recycle(this, handle);
     }
 
     @Override

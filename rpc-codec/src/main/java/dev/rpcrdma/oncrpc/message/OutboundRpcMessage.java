@@ -19,12 +19,12 @@ import io.netty.util.internal.ObjectUtil;
  */
 public final class OutboundRpcMessage extends AbstractReferenceCounted {
 
-    private static final Recycler<OutboundRpcMessage> POOL = new Recycler<OutboundRpcMessage>() {
+    private static final LocalPool<OutboundRpcMessage> POOL = new LocalPool<>(new Recycler<OutboundRpcMessage>() {
         @Override
         protected OutboundRpcMessage newObject(Handle<OutboundRpcMessage> handle) {
             return new OutboundRpcMessage(handle);
         }
-    };
+    });
 
     /** Null for a message made by the constructor (never recycled). */
     private final Recycler.Handle<OutboundRpcMessage> handle;
@@ -145,7 +145,7 @@ public final class OutboundRpcMessage extends AbstractReferenceCounted {
             header = null;
             body = null;
             h.recycle();
-            handle.recycle(this);
+            POOL.recycle(this, handle);
         }
     }
 

@@ -28,12 +28,12 @@ public final class RpcCall extends RpcMessage {
     private static final int[] NO_ITEMS = new int[0];
 
     /** Headers carried by pooled messages (see {@link RpcMessage}); per thread, as Netty's pooled buffers. */
-    private static final Recycler<RpcCall> POOL = new Recycler<RpcCall>() {
+    private static final LocalPool<RpcCall> POOL = new LocalPool<>(new Recycler<RpcCall>() {
         @Override
         protected RpcCall newObject(Handle<RpcCall> handle) {
             return new RpcCall(handle);
         }
-    };
+    });
 
     /** Null for a value made by a constructor (immutable, never recycled). */
     private final Recycler.Handle<RpcCall> handle;
@@ -90,7 +90,7 @@ public final class RpcCall extends RpcMessage {
             verifier = null;
             authError = null;
             replyDdpItems = NO_ITEMS;
-            handle.recycle(this);
+            POOL.recycle(this, handle);
         }
     }
 

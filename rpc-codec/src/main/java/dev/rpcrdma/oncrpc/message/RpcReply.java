@@ -17,12 +17,12 @@ import io.netty.util.internal.ObjectUtil;
 public final class RpcReply extends RpcMessage {
 
     /** Headers carried by pooled messages (see {@link RpcMessage}); per thread, as Netty's pooled buffers. */
-    private static final Recycler<RpcReply> POOL = new Recycler<RpcReply>() {
+    private static final LocalPool<RpcReply> POOL = new LocalPool<>(new Recycler<RpcReply>() {
         @Override
         protected RpcReply newObject(Handle<RpcReply> handle) {
             return new RpcReply(handle);
         }
-    };
+    });
 
     /** Null for a value made by a factory (immutable, never recycled). */
     private final Recycler.Handle<RpcReply> handle;
@@ -93,7 +93,7 @@ public final class RpcReply extends RpcMessage {
     void recycle() {
         if (handle != null) {
             init(null, null, null, null, null, 0, 0);
-            handle.recycle(this);
+            POOL.recycle(this, handle);
         }
     }
 

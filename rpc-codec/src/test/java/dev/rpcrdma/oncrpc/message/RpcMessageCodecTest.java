@@ -206,4 +206,85 @@ class RpcMessageCodecTest {
         assertThrows(XdrException.class,
                 () -> AuthSysCredential.decode(OpaqueAuth.of(AuthFlavor.AUTH_SYS, bytes)));
     }
+
+    /**
+     * The common headers (an AUTH_NONE call, a MSG_ACCEPTED SUCCESS reply with an AUTH_NONE verifier) are read as
+     * 64-bit words: what comes out, and where the reader stops, must be what the word-by-word decoder gives, for
+     * the common headers and for the ones next to them that it must leave to that decoder.
+     */
+    @Test
+    void commonHeadersDecodeAsTheGeneralDecoderDoes() throws XdrException {
+        ByteBuf call = Unpooled.buffer().writeInt(0xfedcba98).writeInt(0).writeInt(2).writeInt(100003).writeInt(4)
+                .writeInt(9).writeLong(0).writeLong(0).writeInt(0x11223344);
+        InboundRpcMessage m = RpcMessageCodec.decode(call);
+        RpcCall c = assertInstanceOf(RpcCall.class, m.header());
+        assertEquals(0xfedcba98, c.xid());
+        assertEquals(2, c.rpcvers());
+        assertEquals(100003, c.program());
+        assertEquals(4, c.version());
+        assertEquals(9, c.procedure());
+        assertEquals(OpaqueAuth.NONE, c.credential());
+        assertEquals(OpaqueAuth.NONE, c.verifier());
+        assertNull(c.authError());
+        assertEquals(4, m.body().readableBytes());
+        assertEquals(0x11223344, m.body().readInt());
+        m.release();
+
+        ByteBuf reply = Unpooled.buffer().writeInt(-1).writeInt(1).writeLong(0).writeLong(0);
+        m = RpcMessageCodec.decode(reply);
+        RpcReply r = assertInstanceOf(RpcReply.class, m.header());
+        assertEquals(-1, r.xid());
+        assertTrue(r.isSuccess());
+        assertEquals(OpaqueAuth.NONE, r.verifier());
+        assertEquals(0, m.body().readableBytes());
+        m.release();
+
+        // A verifier of another flavor, an error status, a credential with a body: the general decoder's answers.
+        ByteBuf shortVerf = Unpooled.buffer().writeInt(5).writeInt(1).writeInt(0).writeInt(1).writeInt(0)
+                .writeInt(0);
+        m = RpcMessageCodec.decode(shortVerf);
+        r = (RpcReply) m.header();
+        assertEquals(AuthFlavor.AUTH_SYS, r.verifier().flavor());
+        assertTrue(r.isSuccess());
+        m.release();
+        ByteBuf garbage = Unpooled.buffer().writeInt(5).writeInt(1).writeLong(0).writeInt(0).writeInt(4);
+        m = RpcMessageCodec.decode(garbage);
+        assertEquals(AcceptStat.GARBAGE_ARGS, ((RpcReply) m.header()).acceptStat());
+        m.release();
+        ByteBuf withBody = Unpooled.buffer().writeInt(7).writeInt(0).writeInt(2).writeInt(1).writeInt(1)
+                .writeInt(0).writeInt(0).writeInt(4).writeInt(0xabcdef01).writeLong(0);
+        m = RpcMessageCodec.decode(withBody);
+        c = (RpcCall) m.header();
+        assertEquals(4, c.credential().bodyLength());
+        assertEquals(0, m.body().readableBytes());
+        m.release();
+        // One byte short of the common call: truncated, as before.
+        ByteBuf truncated = Unpooled.buffer().writeInt(7).writeInt(0).writeInt(2).writeInt(1).writeInt(1)
+                .writeInt(0).writeLong(0).writeInt(0).writeShort(0).writeByte(0);
+        assertThrows(XdrException.class, () -> RpcMessageCodec.decode(truncated));
+        assertEquals(0, truncated.refCnt());
+    }
+
+    /** The paired-word encoder writes the bytes RFC 5531 §9 lays out, word by word. */
+    @Test
+    void headersEncodeWordByWord() {
+        ByteBuf out = Unpooled.buffer();
+        RpcMessageCodec.encodeHeader(new RpcCall(0x01020304, 100003, 4, 1, OpaqueAuth.of(AuthFlavor.AUTH_SYS,
+                new byte[] {1, 2, 3, 4, 5})), out);
+        ByteBuf expected = Unpooled.buffer().writeInt(0x01020304).writeInt(0).writeInt(2).writeInt(100003)
+                .writeInt(4).writeInt(1).writeInt(1).writeInt(5).writeBytes(new byte[] {1, 2, 3, 4, 5, 0, 0, 0})
+                .writeInt(0).writeInt(0);
+        assertEquals(expected, out);
+        out.clear();
+        RpcMessageCodec.encodeHeader(RpcReply.success(9), out);
+        assertEquals(Unpooled.buffer().writeInt(9).writeInt(1).writeInt(0).writeInt(0).writeInt(0).writeInt(0),
+                out);
+        out.clear();
+        RpcMessageCodec.encodeHeader(RpcReply.progMismatch(9, 2, 3), out);
+        assertEquals(Unpooled.buffer().writeInt(9).writeInt(1).writeInt(0).writeInt(0).writeInt(0).writeInt(2)
+                .writeInt(2).writeInt(3), out);
+        out.clear();
+        RpcMessageCodec.encodeHeader(RpcReply.authError(9, AuthStat.AUTH_TOOWEAK), out);
+        assertEquals(Unpooled.buffer().writeInt(9).writeInt(1).writeInt(1).writeInt(1).writeInt(5), out);
+    }
 }

@@ -7,6 +7,7 @@ import dev.rpcrdma.handlers.header.RdmaSegment;
 import dev.rpcrdma.handlers.header.ReadSegment;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderEncoder;
+import dev.rpcrdma.handlers.header.SendBuffer;
 import dev.rpcrdma.handlers.header.WriteChunk;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
@@ -41,6 +42,8 @@ final class CallReduction {
     private final RpcRdmaStats stats;
     /** The reply size assumed for a call that gives none ({@code RpcRdmaConfig.maxReplySize()}). */
     private final int defaultMaxReply;
+    /** The buffer of inline calls, reused from one posted Send to the next. */
+    private final SendBuffer sendBuffer = new SendBuffer();
 
     /** {@code connection} null: no chunks, inline only. */
     CallReduction(RdmaConnection connection, WindowCache windows, RpcRdmaStats stats, int defaultMaxReply) {
@@ -56,6 +59,11 @@ final class CallReduction {
             registration = r = ChunkRegistration.of(connection, windows);
         }
         return r;
+    }
+
+    /** The requester is done with the connection: the kept Send buffer goes. */
+    void release() {
+        sendBuffer.release();
     }
 
     /** The largest reply {@code call} provisions for: its own hint, else the connection's configured maximum. */
@@ -106,14 +114,14 @@ final class CallReduction {
         if (rpc.writeList.isEmpty() && rpc.replyChunk == null
                 && (long) RpcRdmaHeader.MIN_MSG_LENGTH + inline <= sendThreshold) {
             // The common call: no chunk at all, header and message written straight into the Send (one copy).
-            ByteBuf send = ctx.alloc().directBuffer(RpcRdmaHeader.MIN_MSG_LENGTH + inline);
+            ByteBuf send = sendBuffer.take(ctx.alloc(), RpcRdmaHeader.MIN_MSG_LENGTH + inline);
             RpcRdmaHeaderEncoder.encodePlainMsg(call.xid(), credit, send);
             RpcMessageCodec.writeInline(message, send);
             return send;
         }
         RpcRdmaHeader header = RpcRdmaHeader.msg(call.xid(), credit, List.of(), rpc.writeList, rpc.replyChunk);
         if ((long) header.encodedLength() + inline <= sendThreshold) {
-            ByteBuf send = ctx.alloc().directBuffer(header.encodedLength() + inline);
+            ByteBuf send = sendBuffer.take(ctx.alloc(), header.encodedLength() + inline);
             RpcRdmaHeaderEncoder.encode(header, send);
             RpcMessageCodec.writeInline(message, send);
             return send;

@@ -754,6 +754,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         }
         calls.clear();
         failQueued();
+        reduction.release();
         super.channelInactive(ctx);
     }
 
@@ -761,6 +762,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     public void handlerRemoved(ChannelHandlerContext ctx) {
         endBatch(ctx);
         failQueued();
+        reduction.release();
     }
 
     private void failQueued() {

@@ -8,6 +8,7 @@ import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.header.RdmaSegment;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderEncoder;
+import dev.rpcrdma.handlers.header.SendBuffer;
 import dev.rpcrdma.handlers.header.WriteChunk;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
@@ -39,6 +40,8 @@ final class ReplySender {
     private final InlineThresholds thresholds;
     private final RdmaConnection connection;
     private final RpcRdmaStats stats;
+    /** The buffer of inline replies, reused from one posted Send to the next. */
+    private final SendBuffer sendBuffer = new SendBuffer();
 
     ReplySender(RpcRdmaResponder responder, InlineThresholds thresholds, RdmaConnection connection,
                 RpcRdmaStats stats) {
@@ -56,7 +59,7 @@ final class ReplySender {
                             ChannelPromise promise) {
         ByteBuf send = null;
         try {
-            send = ctx.alloc().directBuffer(RpcRdmaHeader.MIN_MSG_LENGTH + inline);
+            send = sendBuffer.take(ctx.alloc(), RpcRdmaHeader.MIN_MSG_LENGTH + inline);
             RpcRdmaHeaderEncoder.encodePlainMsg(call.xid(), responder.grant(call.credits), send);
             RpcMessageCodec.writeInline(reply, send);
         } catch (Throwable t) {
@@ -82,7 +85,7 @@ final class ReplySender {
         int length = m.readableBytes();
         ByteBuf send;
         try {
-            send = ctx.alloc().directBuffer(RpcRdmaHeader.MIN_MSG_LENGTH + length);
+            send = sendBuffer.take(ctx.alloc(), RpcRdmaHeader.MIN_MSG_LENGTH + length);
             RpcRdmaHeaderEncoder.encodePlainMsg(call.xid(), responder.grant(call.credits), send);
             send.writeBytes(m, m.readerIndex(), length);
         } finally {
@@ -122,7 +125,7 @@ final class ReplySender {
         }
         int full = placement.full;
         if (placement.placed == 0 && !nomsg) {
-            ByteBuf send = ctx.alloc().directBuffer(header.encodedLength() + full);
+            ByteBuf send = sendBuffer.take(ctx.alloc(), header.encodedLength() + full);
             RpcRdmaHeaderEncoder.encode(header, send);
             payload.writeInline(send);
             send(ctx, request, send, promise, null);
@@ -247,6 +250,11 @@ final class ReplySender {
         ChannelPromise p = promise.unvoid();
         ctx.writeAndFlush(message, p);
         p.addListener(memoryOwner);
+    }
+
+    /** The responder is done with the connection: the kept Send buffer goes. */
+    void release() {
+        sendBuffer.release();
     }
 
     void errChunk(ChannelHandlerContext ctx, RpcRdmaHeader call, String why) {

@@ -670,6 +670,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
     /** Removed without going inactive: backward calls still queued are failed and their payloads released. */
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
+        replies.release();
         if (backward != null) {
             backward.inactive();
         }
@@ -679,6 +680,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         closed = true;
         calls.clear();
+        replies.release();
         if (backward != null) {
             backward.inactive();
         }
