@@ -2,17 +2,10 @@ package dev.rpcrdma.channel;
 
 import io.netty.channel.IoEvent;
 
-/** A watched fd became readable: one shared instance per kind (nothing is allocated per wakeup). */
+/** A channel's RDMA-CM event channel became readable: one shared instance (nothing is allocated per wakeup). */
 final class RdmaIoEvent implements IoEvent {
-    static final RdmaIoEvent CM_EVENTS = new RdmaIoEvent(RdmaIoOps.CM_EVENTS);
+    static final RdmaIoEvent CM_EVENTS = new RdmaIoEvent();
 
-    final int kind;
-
-    private RdmaIoEvent(int kind) {
-        this.kind = kind;
-    }
-
-    static RdmaIoEvent of(int kind) {
-        return CM_EVENTS;
+    private RdmaIoEvent() {
     }
 }

@@ -411,10 +411,9 @@ public final class RdmaIoHandler implements IoHandler {
             if (r == null || !r.valid) {
                 continue;
             }
-            int kind = r.kinds.get(fd);  // IntObjectHashMap: no boxing of the fd
             work++;
             try {
-                r.handle.handle(r, RdmaIoEvent.of(kind));
+                r.handle.handle(r, RdmaIoEvent.CM_EVENTS);
             } catch (Throwable t) {
                 logger.warn("unexpected exception from {}", r.handle, t);
             }
