@@ -203,8 +203,7 @@ final class CallExposure {
         // queue runs in order (its completion may not have been reaped yet, so isBound() may still say false).
         if (invalidated && r.rkey == invalidatedRkey) {
             stats.recordRemoteInvalidation();
-            // Also on Soft-RoCE: a window its Send With Invalidate freed binds again (MemoryPoolSuite's
-            // aWindowIsBoundAgainOnlyAfterItsLastRkeyWasInvalidated passes on rxe); only LOCAL_INV is refused there.
+            // A window a Send With Invalidate freed binds again on every device, even where LOCAL_INV is refused.
             if (r.bind.isDone()) {
                 reuseOrDeallocate(r, r.bind);
             } else {
