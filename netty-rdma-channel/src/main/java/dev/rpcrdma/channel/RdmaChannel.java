@@ -226,8 +226,8 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     }
 
     /**
-     * Whether {@link RdmaLocalInvalidate} may be written: false on Soft-RoCE
-     * ({@link dev.rpcrdma.channel.fabric.VerbsDevice#localInvalidateBreaksWindows()}) and before the connection has
+     * Whether {@link RdmaLocalInvalidate} may be written: false where the device does not take it
+     * ({@link dev.rpcrdma.channel.fabric.VerbsDevice#localInvalidateSupported()}) and before the connection has
      * resources. Any thread.
      */
     @Override
@@ -239,7 +239,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     @Override
     public boolean memoryWindowsSupported() {
         VerbsDevice d = device;
-        return d != null && d.memoryWindows();
+        return d != null && d.memoryWindowsSupported();
     }
 
     /** From the device ({@code IBV_TRANSPORT_IWARP}); false while no device is known. Any thread. */
@@ -260,7 +260,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     @Override
     public boolean remoteInvalidationSupported() {
         VerbsDevice d = device;
-        return d != null && d.remoteInvalidationReported();
+        return d != null && d.remoteInvalidationSupported();
     }
 
     MemoryRegistry registry() {
@@ -315,7 +315,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         RdmaEndpoint e = RdmaEndpoint.create(cmId, config, config.getAllocator(), ioHandler, this, channelId,
                 sharedDepth);
         device = cmId.device();
-        localInvalidate = !device.localInvalidateBreaksWindows();
+        localInvalidate = device.localInvalidateSupported();
         e.pool = new RdmaMemoryPool(this, e.pd, config.getAllocator(), eventLoop(), config.memoryPoolSlabSize(),
                 config.memoryPoolMaxBytes());
         ep = e;

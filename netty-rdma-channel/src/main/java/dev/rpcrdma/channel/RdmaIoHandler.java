@@ -2,13 +2,13 @@ package dev.rpcrdma.channel;
 
 import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.fabric.VerbsDevice;
+import dev.rpcrdma.channel.unix.Libc;
 import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.IoOps;
 import io.netty.channel.IoRegistration;
-import io.netty.channel.epoll.Native;
 import io.netty.channel.unix.FileDescriptor;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
@@ -101,7 +101,7 @@ public final class RdmaIoHandler implements IoHandler {
         this.config = config;
         this.fabric = config.fabric();
         this.epoll = new EpollSet(config.maxEvents());
-        this.wakeupFd = Native.newEventFd();
+        this.wakeupFd = Libc.newEventFd();
         try {
             epoll.add(wakeupFd.intValue());
         } catch (IOException e) {
@@ -353,7 +353,7 @@ public final class RdmaIoHandler implements IoHandler {
         for (int i = 0; i < ready; i++) {
             int fd = epoll.fd(i);
             if (fd == wakeupFd.intValue()) {
-                Native.eventFdRead(fd);
+                Libc.eventFdRead(fd);
                 continue;
             }
             LoopDevice d = devicesByFd.get(fd);
@@ -534,7 +534,7 @@ public final class RdmaIoHandler implements IoHandler {
         int writers = wakeupWriters.incrementAndGet();
         try {
             if ((writers & WAKEUP_FD_CLOSING) == 0 && nextWakeupNanos.getAndSet(AWAKE) != AWAKE) {
-                Native.eventFdWrite(wakeupFd.intValue(), 1L);
+                Libc.eventFdWrite(wakeupFd.intValue(), 1L);
             }
         } finally {
             if (wakeupWriters.decrementAndGet() == WAKEUP_FD_CLOSING) {

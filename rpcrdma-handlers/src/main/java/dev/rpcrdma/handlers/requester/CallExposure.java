@@ -25,21 +25,19 @@ import java.io.IOException;
  * <p>{@link #finish} ends the exposure so the peer can no longer reach the memory, then gives the buffer back:
  * a window the responder invalidated with Send With Invalidate (RFC 8166 §3.4.3) goes back to the cache at once
  * (the fast path); any other answered one is invalidated by an {@code IBV_WR_LOCAL_INV} work request where the
- * device takes it (back to the cache when it completes) and deallocated on Soft-RoCE, whose kernel oopses on that
- * request ({@code RdmaConnection.localInvalidateSupported()}); a remotely invalidated window is reused on Soft-RoCE
- * too. A call that ends unanswered (failed, connection gone)
+ * device takes it (back to the cache when it completes; {@code RdmaConnection.localInvalidateSupported()}) and
+ * deallocated where it does not. A call that ends unanswered (failed, connection gone)
  * deallocates its windows once their binds executed. A buffer is released only after its window's binding
  * ended, and a window is cached only after it did, so a window is never re-bound while the peer may hold its rkey.
  * A completion still pending holds its call (retained), so a call object is reused only after all of them ran.
  *
- * <p>On a device without memory windows ({@code RdmaConnection.memoryWindowsSupported()} false: siw, whose
- * {@code max_mw} is 0) each region is instead a memory region registered for this RPC over exactly that buffer with
+ * <p>On a device without memory windows ({@code RdmaConnection.memoryWindowsSupported()} false) each region is instead a memory region registered for this RPC over exactly that buffer with
  * exactly those rights ({@code ibv_reg_mr}), and {@link #finish} deregisters it ({@code ibv_dereg_mr}: the key is
  * dead when it returns) before the buffer goes back to the pool. The guarantee is the same (the peer reaches only
  * this RPC's buffers, and only until the reply or the call's end); the cost is two system calls and the pinning of
  * the buffer's pages per exposed region instead of a bind work request, so only RPCs with chunks (large payloads)
- * pay it. Remote invalidation is not offered on such devices (siw never reports it, and it would kill any key of
- * the protection domain), so every region is deregistered locally.
+ * pay it. Remote invalidation is not offered on such devices
+ * ({@code RdmaConnection.remoteInvalidationSupported()} false), so every region is deregistered locally.
  *
  * <p>Event-loop confined.
  */
@@ -215,7 +213,7 @@ final class CallExposure {
         }
         stats.recordLocalInvalidation();
         if (!connection.localInvalidateSupported()) {
-            deallocate(r); // Soft-RoCE: LOCAL_INV of a bound type-2 window oopses its kernel
+            deallocate(r); // the device does not take LOCAL_INV of a bound window: deallocation invalidates
             return null;
         }
         ChannelFuture inv = ctx.writeAndFlush(new RdmaLocalInvalidate(r.window, r.rkey));
