@@ -7,6 +7,7 @@ import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaReceive;
 import dev.rpcrdma.channel.RdmaServerChannel;
 import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.testing.TestFabric;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
@@ -17,6 +18,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
@@ -44,14 +47,36 @@ abstract class ManyConnectionsSuite {
     static final int LOOPS = 2;
     static final long TIMEOUT = 120;
 
-    /** The fabric under test. */
-    abstract Fabric fabric();
+    /** The fabric under test, from the permutation source. */
+    final TestFabric testFabric;
 
-    /** The address the server listens on. */
-    abstract InetAddress address();
+    ManyConnectionsSuite(TestFabric testFabric) {
+        this.testFabric = testFabric;
+    }
+
+    Fabric fabric() {
+        return testFabric.fabric();
+    }
+
+    /** The address servers listen on. */
+    InetAddress address() {
+        return testFabric.address();
+    }
 
     /** Live device objects per kind (the software fabric's counts, or {@code rdma resource show} on a device). */
-    abstract Map<String, Integer> resources();
+    Map<String, Integer> resources() {
+        return testFabric.resources();
+    }
+
+    @BeforeEach
+    void setUpFabric() {
+        testFabric.setUp(getClass().getSimpleName());
+    }
+
+    @AfterEach
+    void tearDownFabric() {
+        testFabric.tearDown();
+    }
 
     /** Small idle connections: 2 receives of 1 KiB (plus one spare), 2 send slots of 1 KiB. */
     static void idleSizes(BiConsumer<ChannelOption<Integer>, Integer> option) {

@@ -16,8 +16,9 @@ import dev.rpcrdma.channel.RdmaWrite;
 import dev.rpcrdma.channel.fabric.AccessFlags;
 import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.fabric.WcStatus;
-import dev.rpcrdma.channel.transport.RdmaTransportSuite.Advert;
-import dev.rpcrdma.channel.transport.RdmaTransportSuite.Collect;
+import dev.rpcrdma.channel.testing.TestFabric;
+import dev.rpcrdma.channel.transport.RdmaTransportFixture.Advert;
+import dev.rpcrdma.channel.transport.RdmaTransportFixture.Collect;
 import dev.rpcrdma.testing.LeakDetectionExtension;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -46,9 +47,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
-import static dev.rpcrdma.channel.transport.RdmaTransportSuite.TIMEOUT;
-import static dev.rpcrdma.channel.transport.RdmaTransportSuite.bytes;
-import static dev.rpcrdma.channel.transport.RdmaTransportSuite.pattern;
+import static dev.rpcrdma.channel.transport.RdmaTransportFixture.TIMEOUT;
+import static dev.rpcrdma.channel.transport.RdmaTransportFixture.bytes;
+import static dev.rpcrdma.channel.transport.RdmaTransportFixture.pattern;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -71,33 +72,54 @@ abstract class MemoryPoolSuite {
     EventLoopGroup group;
     final List<Channel> channels = new ArrayList<>();
 
-    /** The fabric under test. */
-    abstract Fabric fabric();
+    /** The fabric under test, from the permutation source. */
+    final TestFabric testFabric;
+
+    MemoryPoolSuite(TestFabric testFabric) {
+        this.testFabric = testFabric;
+    }
+
+    Fabric fabric() {
+        return testFabric.fabric();
+    }
 
     /** The address servers listen on. */
-    abstract InetAddress address();
+    InetAddress address() {
+        return testFabric.address();
+    }
 
-    /** Live device objects per kind. */
-    abstract Map<String, Integer> resources();
+    /** Live device objects per kind (the software fabric's counts, or {@code rdma resource show} on a device). */
+    Map<String, Integer> resources() {
+        return testFabric.resources();
+    }
 
     @BeforeEach
     void startLoop() {
+        testFabric.setUp(getClass().getSimpleName());
         group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().fabric(fabric())));
     }
 
-    /** How long the loops may take to shut down once every channel was asked to close. */
+    /**
+     * How long the loops may take to shut down once every channel was asked to close. On rxe a connection whose
+     * responder side failed an access check (the slab-key write) is torn down only after the RDMA-CM gives up on the
+     * peer's disconnect, about 51 s later.
+     */
     long shutdownSeconds() {
-        return 3L * TIMEOUT;
+        return testFabric.isNative() ? 120 : 3L * TIMEOUT;
     }
 
     @AfterEach
     void stopLoop() throws Exception {
-        for (Channel c : channels) {
-            c.close().await(TIMEOUT, TimeUnit.SECONDS);
+        try {
+            for (Channel c : channels) {
+                c.close().await(TIMEOUT, TimeUnit.SECONDS);
+            }
+            // Bounded by the close backstop: rxe may leave a receive queue unflushed for 5 s per channel.
+            assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(shutdownSeconds(), TimeUnit.SECONDS),
+                    "the loops shut down");
+        } finally {
+            testFabric.tearDown();
         }
-        // Bounded by the close backstop: rxe may leave a receive queue unflushed for 5 s per channel.
-        assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(shutdownSeconds(), TimeUnit.SECONDS),
-                "the loops shut down");
     }
 
     InetSocketAddress server(ChannelHandler child) throws Exception {

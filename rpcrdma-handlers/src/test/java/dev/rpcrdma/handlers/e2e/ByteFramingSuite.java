@@ -5,6 +5,7 @@ import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaServerChannel;
 import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaErrorException;
@@ -118,22 +119,39 @@ abstract class ByteFramingSuite {
     EventLoopGroup group;
     final List<Channel> channels = new ArrayList<>();
 
-    abstract Fabric fabric();
+    /** The fabric under test, from the permutation source. */
+    final TestFabric testFabric;
 
-    abstract InetAddress address();
+    ByteFramingSuite(TestFabric testFabric) {
+        this.testFabric = testFabric;
+    }
+
+    Fabric fabric() {
+        return testFabric.fabric();
+    }
+
+    /** The address servers listen on. */
+    InetAddress address() {
+        return testFabric.address();
+    }
 
     @BeforeEach
     void startLoop() {
+        testFabric.setUp(getClass().getSimpleName());
         group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
                 .fabric(fabric())));
     }
 
     @AfterEach
     void stopLoop() throws Exception {
-        for (Channel c : channels) {
-            c.close().await(TIMEOUT, TimeUnit.SECONDS);
+        try {
+            for (Channel c : channels) {
+                c.close().await(TIMEOUT, TimeUnit.SECONDS);
+            }
+            assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
+        } finally {
+            testFabric.tearDown();
         }
-        assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
     }
 
     Channel bind(io.netty.channel.ChannelHandler childHandler) throws Exception {

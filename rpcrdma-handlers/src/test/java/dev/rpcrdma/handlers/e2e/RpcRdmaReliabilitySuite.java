@@ -10,6 +10,7 @@ import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaServerChannel;
 import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
@@ -101,15 +102,31 @@ abstract class RpcRdmaReliabilitySuite {
     /** What raw peers received (copies), released after each test. */
     final List<ByteBuf> received = new ArrayList<>();
 
-    abstract Fabric fabric();
+    /** The fabric under test, from the permutation source. */
+    final TestFabric testFabric;
 
-    abstract InetAddress address();
+    RpcRdmaReliabilitySuite(TestFabric testFabric) {
+        this.testFabric = testFabric;
+    }
 
-    /** How long {@link #soak()} runs. */
-    abstract int soakSeconds();
+    Fabric fabric() {
+        return testFabric.fabric();
+    }
 
-    /** The fabric's resource counts (as {@code rdma resource show} gives them). */
-    abstract Map<String, Integer> resources();
+    /** The address servers listen on. */
+    InetAddress address() {
+        return testFabric.address();
+    }
+
+    /** Live device objects per kind (the software fabric's counts, or {@code rdma resource show} on a device). */
+    Map<String, Integer> resources() {
+        return testFabric.resources();
+    }
+
+    /** How long {@link #soak()} runs: 5 s on the software fabric, 40 s on a device ({@code -Dsoak.seconds}). */
+    int soakSeconds() {
+        return Integer.getInteger("soak.seconds", testFabric.isNative() ? 40 : 5);
+    }
 
     /** {@link #resources()} without the kinds counted zero (a kind first created in the test is listed at 0). */
     Map<String, Integer> liveResources() {
@@ -120,12 +137,15 @@ abstract class RpcRdmaReliabilitySuite {
 
     /**
      * Makes the next {@code count} post-sends (only Sends if {@code sendsOnly}) fail; false when the fabric cannot
-     * (rxe: no real means).
+     * (a device: no real means).
      */
-    abstract boolean failPostSends(int count, boolean sendsOnly);
+    boolean failPostSends(int count, boolean sendsOnly) {
+        return testFabric.failPostSends(count, sendsOnly);
+    }
 
     @BeforeEach
     void startLoop() {
+        testFabric.setUp(getClass().getSimpleName());
         // One loop thread: every connection shares it, so "the others keep moving" is tested on the same loop.
         group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
                 .fabric(fabric())));
@@ -133,16 +153,20 @@ abstract class RpcRdmaReliabilitySuite {
 
     @AfterEach
     void stopLoop() throws Exception {
-        for (RpcCallContext c; (c = held.poll()) != null; ) {
-            c.replySuccess();
-        }
-        for (Channel c : channels) {
-            c.close().await(TIMEOUT, TimeUnit.SECONDS);
-        }
-        assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
-        synchronized (received) {
-            received.forEach(ByteBuf::release);
-            received.clear();
+        try {
+            for (RpcCallContext c; (c = held.poll()) != null; ) {
+                c.replySuccess();
+            }
+            for (Channel c : channels) {
+                c.close().await(TIMEOUT, TimeUnit.SECONDS);
+            }
+            assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
+            synchronized (received) {
+                received.forEach(ByteBuf::release);
+                received.clear();
+            }
+        } finally {
+            testFabric.tearDown();
         }
     }
 

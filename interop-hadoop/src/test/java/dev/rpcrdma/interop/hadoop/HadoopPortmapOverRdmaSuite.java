@@ -1,10 +1,11 @@
-package org.apache.hadoop.portmap;
+package dev.rpcrdma.interop.hadoop;
 
 import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaServerChannel;
 import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaFraming;
@@ -16,6 +17,7 @@ import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
@@ -23,14 +25,18 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.apache.hadoop.oncrpc.RpcUtil;
+import org.apache.hadoop.portmap.PortmapMapping;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -42,7 +48,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the pipeline {@code Portmap.start} builds for TCP with only its frame decoder swapped for the byte framing
  * ({@link RpcRdmaFraming#responder}); Hadoop's parser, program and TCP response stage (which adds record marks)
  * stay. This project's rpcbind client (a client Hadoop did not write either) sends SET, GETPORT and DUMP.
- * Hadoop's portmap never releases the messages it reads, so the framing hands it heap copies.
+ * Hadoop's portmap never releases the messages it reads, so the framing hands it heap copies. Its program is
+ * package-private in Hadoop: the suite makes it and reads its table by reflection.
  */
 abstract class HadoopPortmapOverRdmaSuite {
     static final long TIMEOUT = 120;
@@ -50,18 +57,31 @@ abstract class HadoopPortmapOverRdmaSuite {
     EventLoopGroup group;
     ChannelGroup allChannels;
     Channel server;
-    RpcProgramPortmap handler;
+    ChannelHandler handler;
 
-    abstract Fabric fabric();
+    /** The fabric under test, from the permutation source. */
+    final TestFabric testFabric;
 
-    abstract InetAddress address();
+    HadoopPortmapOverRdmaSuite(TestFabric testFabric) {
+        this.testFabric = testFabric;
+    }
+
+    Fabric fabric() {
+        return testFabric.fabric();
+    }
+
+    /** The address servers listen on. */
+    InetAddress address() {
+        return testFabric.address();
+    }
 
     @BeforeEach
     void start() throws Exception {
+        testFabric.setUp(getClass().getSimpleName());
         group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
                 .fabric(fabric())));
         allChannels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
-        handler = new RpcProgramPortmap(allChannels);
+        handler = newRpcProgramPortmap(allChannels);
         RpcRdmaFraming framing = RpcRdmaFraming.of(RpcRdmaConfig.DEFAULT).withRecordMarks(true)
                 .withCopiedInbound(true);
         int idleMillis = 5000; // Portmap.DEFAULT_IDLE_TIME_MILLISECONDS (private); the handler itself closes after 1 s idle
@@ -76,8 +96,12 @@ abstract class HadoopPortmapOverRdmaSuite {
 
     @AfterEach
     void stop() throws Exception {
-        allChannels.close().awaitUninterruptibly(TIMEOUT, TimeUnit.SECONDS);
-        assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
+        try {
+            allChannels.close().awaitUninterruptibly(TIMEOUT, TimeUnit.SECONDS);
+            assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
+        } finally {
+            testFabric.tearDown();
+        }
     }
 
     @Test
@@ -117,8 +141,21 @@ abstract class HadoopPortmapOverRdmaSuite {
         List<PortMapping> dump = rpcbind.pmapDump().get(TIMEOUT, TimeUnit.SECONDS);
         assertTrue(dump.stream().anyMatch(m -> m.program() == 0x20000777 && m.port() == 2345), dump.toString());
         assertTrue(dump.stream().anyMatch(m -> m.program() == 100000 && m.port() == 111), dump.toString());
-        assertTrue(handler.getMap().containsKey(PortmapMapping.key(new PortmapMapping(0x20000777, 3,
+        assertTrue(portmapTable(handler).containsKey(PortmapMapping.key(new PortmapMapping(0x20000777, 3,
                 PortmapMapping.TRANSPORT_TCP, 2345))), "Hadoop's own table holds the mapping");
+    }
+
+    private static ChannelHandler newRpcProgramPortmap(ChannelGroup allChannels) throws ReflectiveOperationException {
+        Constructor<?> c = Class.forName("org.apache.hadoop.portmap.RpcProgramPortmap")
+                .getDeclaredConstructor(ChannelGroup.class);
+        c.setAccessible(true);
+        return (ChannelHandler) c.newInstance(allChannels);
+    }
+
+    private static Map<?, ?> portmapTable(ChannelHandler handler) throws ReflectiveOperationException {
+        Method getMap = handler.getClass().getDeclaredMethod("getMap");
+        getMap.setAccessible(true);
+        return (Map<?, ?>) getMap.invoke(handler);
     }
 
     /**
