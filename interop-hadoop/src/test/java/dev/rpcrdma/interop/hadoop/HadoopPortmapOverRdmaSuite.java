@@ -4,7 +4,7 @@ import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaServerChannel;
-import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.testing.FabricSuite;
 import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
@@ -32,7 +32,6 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -51,7 +50,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Hadoop's portmap never releases the messages it reads, so the framing hands it heap copies. Its program is
  * package-private in Hadoop: the suite makes it and reads its table by reflection.
  */
-abstract class HadoopPortmapOverRdmaSuite {
+abstract class HadoopPortmapOverRdmaSuite extends FabricSuite {
     static final long TIMEOUT = 120;
 
     EventLoopGroup group;
@@ -59,25 +58,12 @@ abstract class HadoopPortmapOverRdmaSuite {
     Channel server;
     ChannelHandler handler;
 
-    /** The fabric under test, from the permutation source. */
-    final TestFabric testFabric;
-
     HadoopPortmapOverRdmaSuite(TestFabric testFabric) {
-        this.testFabric = testFabric;
-    }
-
-    Fabric fabric() {
-        return testFabric.fabric();
-    }
-
-    /** The address servers listen on. */
-    InetAddress address() {
-        return testFabric.address();
+        super(testFabric);
     }
 
     @BeforeEach
     void start() throws Exception {
-        testFabric.setUp(getClass().getSimpleName());
         group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
                 .fabric(fabric())));
         allChannels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
@@ -96,12 +82,8 @@ abstract class HadoopPortmapOverRdmaSuite {
 
     @AfterEach
     void stop() throws Exception {
-        try {
-            allChannels.close().awaitUninterruptibly(TIMEOUT, TimeUnit.SECONDS);
-            assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
-        } finally {
-            testFabric.tearDown();
-        }
+        allChannels.close().awaitUninterruptibly(TIMEOUT, TimeUnit.SECONDS);
+        assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
     }
 
     @Test

@@ -6,7 +6,7 @@ import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaReceive;
 import dev.rpcrdma.channel.RdmaServerChannel;
-import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.testing.FabricSuite;
 import dev.rpcrdma.channel.testing.TestFabric;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -18,11 +18,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,41 +38,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * per connection), an active connection's ping-pong still works beside them, and everything closes back to the
  * baseline. {@value #DEFAULT_CONNECTIONS} connections by default ({@code -Drdma.test.idleConnections}).
  */
-abstract class ManyConnectionsSuite {
+abstract class ManyConnectionsSuite extends FabricSuite {
     static final int DEFAULT_CONNECTIONS = 1000;
     static final int CONNECTIONS = Integer.getInteger("rdma.test.idleConnections", DEFAULT_CONNECTIONS);
     static final int LOOPS = 2;
     static final long TIMEOUT = 120;
 
-    /** The fabric under test, from the permutation source. */
-    final TestFabric testFabric;
-
     ManyConnectionsSuite(TestFabric testFabric) {
-        this.testFabric = testFabric;
-    }
-
-    Fabric fabric() {
-        return testFabric.fabric();
-    }
-
-    /** The address servers listen on. */
-    InetAddress address() {
-        return testFabric.address();
-    }
-
-    /** Live device objects per kind (the software fabric's counts, or {@code rdma resource show} on a device). */
-    Map<String, Integer> resources() {
-        return testFabric.resources();
-    }
-
-    @BeforeEach
-    void setUpFabric() {
-        testFabric.setUp(getClass().getSimpleName());
-    }
-
-    @AfterEach
-    void tearDownFabric() {
-        testFabric.tearDown();
+        super(testFabric);
     }
 
     /** Small idle connections: 2 receives of 1 KiB (plus one spare), 2 send slots of 1 KiB. */

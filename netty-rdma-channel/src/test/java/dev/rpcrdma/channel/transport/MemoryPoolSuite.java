@@ -14,8 +14,8 @@ import dev.rpcrdma.channel.RdmaServerChannel;
 import dev.rpcrdma.channel.RdmaWorkRequestException;
 import dev.rpcrdma.channel.RdmaWrite;
 import dev.rpcrdma.channel.fabric.AccessFlags;
-import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.fabric.WcStatus;
+import dev.rpcrdma.channel.testing.FabricSuite;
 import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.channel.transport.RdmaTransportFixture.Advert;
 import dev.rpcrdma.channel.transport.RdmaTransportFixture.Collect;
@@ -35,7 +35,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,36 +65,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * VM stage): registration by whole slabs only, accounting back to zero, exposure through a window over one piece
  * (the slab's own keys grant nothing remotely), exhaustion that waits instead of failing, and close with pieces out.
  */
-abstract class MemoryPoolSuite {
+abstract class MemoryPoolSuite extends FabricSuite {
     private static final int SLAB = 64 * 1024;
 
     EventLoopGroup group;
     final List<Channel> channels = new ArrayList<>();
 
-    /** The fabric under test, from the permutation source. */
-    final TestFabric testFabric;
-
     MemoryPoolSuite(TestFabric testFabric) {
-        this.testFabric = testFabric;
-    }
-
-    Fabric fabric() {
-        return testFabric.fabric();
-    }
-
-    /** The address servers listen on. */
-    InetAddress address() {
-        return testFabric.address();
-    }
-
-    /** Live device objects per kind (the software fabric's counts, or {@code rdma resource show} on a device). */
-    Map<String, Integer> resources() {
-        return testFabric.resources();
+        super(testFabric);
     }
 
     @BeforeEach
     void startLoop() {
-        testFabric.setUp(getClass().getSimpleName());
         group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().fabric(fabric())));
     }
 
@@ -110,16 +91,12 @@ abstract class MemoryPoolSuite {
 
     @AfterEach
     void stopLoop() throws Exception {
-        try {
-            for (Channel c : channels) {
-                c.close().await(TIMEOUT, TimeUnit.SECONDS);
-            }
-            // Bounded by the close backstop: rxe may leave a receive queue unflushed for 5 s per channel.
-            assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(shutdownSeconds(), TimeUnit.SECONDS),
-                    "the loops shut down");
-        } finally {
-            testFabric.tearDown();
+        for (Channel c : channels) {
+            c.close().await(TIMEOUT, TimeUnit.SECONDS);
         }
+        // Bounded by the close backstop: rxe may leave a receive queue unflushed for 5 s per channel.
+        assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(shutdownSeconds(), TimeUnit.SECONDS),
+                "the loops shut down");
     }
 
     InetSocketAddress server(ChannelHandler child) throws Exception {

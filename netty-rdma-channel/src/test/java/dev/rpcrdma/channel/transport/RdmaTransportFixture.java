@@ -10,7 +10,7 @@ import dev.rpcrdma.channel.RdmaMemoryWindow;
 import dev.rpcrdma.channel.RdmaReceive;
 import dev.rpcrdma.channel.RdmaServerChannel;
 import dev.rpcrdma.channel.fabric.AccessFlags;
-import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.testing.FabricSuite;
 import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.testing.Await;
 import io.netty.bootstrap.Bootstrap;
@@ -32,7 +32,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,31 +54,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * What the transport suites share, run once per fabric by one-line subclasses ({@link TestFabric}): the fabric,
  * one event loop group per test, servers and clients, echo and collecting handlers, and the resource baseline.
  */
-abstract class RdmaTransportFixture {
+abstract class RdmaTransportFixture extends FabricSuite {
     static final long TIMEOUT = 10;
 
     EventLoopGroup group;
     final List<Channel> channels = new ArrayList<>();
 
-    /** The fabric under test, from the permutation source. */
-    final TestFabric testFabric;
-
     RdmaTransportFixture(TestFabric testFabric) {
-        this.testFabric = testFabric;
-    }
-
-    Fabric fabric() {
-        return testFabric.fabric();
-    }
-
-    /** The address servers listen on. */
-    InetAddress address() {
-        return testFabric.address();
-    }
-
-    /** Live device objects per kind (the software fabric's counts, or {@code rdma resource show} on a device). */
-    Map<String, Integer> resources() {
-        return testFabric.resources();
+        super(testFabric);
     }
 
     /**
@@ -105,20 +87,15 @@ abstract class RdmaTransportFixture {
 
     @BeforeEach
     void startLoop() {
-        testFabric.setUp(getClass().getSimpleName());
         group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().fabric(fabric())));
     }
 
     @AfterEach
     void stopLoop() throws Exception {
-        try {
-            for (Channel c : channels) {
-                c.close().await(TIMEOUT, TimeUnit.SECONDS);
-            }
-            assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
-        } finally {
-            testFabric.tearDown();
+        for (Channel c : channels) {
+            c.close().await(TIMEOUT, TimeUnit.SECONDS);
         }
+        assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
     }
 
     static byte[] pattern(int length, int seed) {

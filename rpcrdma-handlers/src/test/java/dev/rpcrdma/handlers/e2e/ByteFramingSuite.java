@@ -4,7 +4,7 @@ import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaServerChannel;
-import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.testing.FabricSuite;
 import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
@@ -42,7 +42,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -73,7 +72,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * TCP codec handlers: record-mark encoder, message decoder and encoder, dispatcher) with only its framing swapped,
  * against our native client; a byte-framed client against our native server; the backchannel both ways in bytes.
  */
-abstract class ByteFramingSuite {
+abstract class ByteFramingSuite extends FabricSuite {
     static final long TIMEOUT = 180;
 
     /** The test program's binding: ECHO's and FILL's results and ECHO's argument are DDP-eligible opaques. */
@@ -119,39 +118,22 @@ abstract class ByteFramingSuite {
     EventLoopGroup group;
     final List<Channel> channels = new ArrayList<>();
 
-    /** The fabric under test, from the permutation source. */
-    final TestFabric testFabric;
-
     ByteFramingSuite(TestFabric testFabric) {
-        this.testFabric = testFabric;
-    }
-
-    Fabric fabric() {
-        return testFabric.fabric();
-    }
-
-    /** The address servers listen on. */
-    InetAddress address() {
-        return testFabric.address();
+        super(testFabric);
     }
 
     @BeforeEach
     void startLoop() {
-        testFabric.setUp(getClass().getSimpleName());
         group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
                 .fabric(fabric())));
     }
 
     @AfterEach
     void stopLoop() throws Exception {
-        try {
-            for (Channel c : channels) {
-                c.close().await(TIMEOUT, TimeUnit.SECONDS);
-            }
-            assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
-        } finally {
-            testFabric.tearDown();
+        for (Channel c : channels) {
+            c.close().await(TIMEOUT, TimeUnit.SECONDS);
         }
+        assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
     }
 
     Channel bind(io.netty.channel.ChannelHandler childHandler) throws Exception {

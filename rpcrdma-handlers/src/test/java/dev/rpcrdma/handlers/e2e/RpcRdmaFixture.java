@@ -3,6 +3,7 @@ package dev.rpcrdma.handlers.e2e;
 import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaMemory;
 import dev.rpcrdma.channel.RdmaReceive;
+import dev.rpcrdma.channel.testing.FabricSuite;
 import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.handlers.header.RdmaSegment;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
@@ -20,7 +21,6 @@ import org.junit.jupiter.params.provider.Arguments;
 import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaServerChannel;
-import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
@@ -41,7 +41,6 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,7 +62,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * event loop group per test, our server and client, the echo programs, and the rogue peers of the hand-written-peer
  * tests.
  */
-abstract class RpcRdmaFixture {
+abstract class RpcRdmaFixture extends FabricSuite {
     /**
      * Generous: under QEMU/TCG with paranoid leak detection one RPC with RDMA Reads takes ~0.5 s on Soft-RoCE, and
      * queued calls wait for credits. No test here measures time.
@@ -84,42 +83,25 @@ abstract class RpcRdmaFixture {
     final java.util.concurrent.ExecutorService blockingExecutor = java.util.concurrent.Executors.newFixedThreadPool(2,
             r -> new Thread(r, TypedEcho.BLOCKING_THREAD));
 
-    /** The fabric under test, from the permutation source. */
-    final TestFabric testFabric;
-
     RpcRdmaFixture(TestFabric testFabric) {
-        this.testFabric = testFabric;
-    }
-
-    Fabric fabric() {
-        return testFabric.fabric();
-    }
-
-    /** The address servers listen on. */
-    InetAddress address() {
-        return testFabric.address();
+        super(testFabric);
     }
 
     @BeforeEach
     void startLoop() {
-        testFabric.setUp(getClass().getSimpleName());
         group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
                 .fabric(fabric())));
     }
 
     @AfterEach
     void stopLoop() throws Exception {
-        try {
-            blockingExecutor.shutdownNow();
-            serverMetrics.close();
-            clientMetrics.close();
-            for (Channel c : channels) {
-                c.close().await(TIMEOUT, TimeUnit.SECONDS);
-            }
-            assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
-        } finally {
-            testFabric.tearDown();
+        blockingExecutor.shutdownNow();
+        serverMetrics.close();
+        clientMetrics.close();
+        for (Channel c : channels) {
+            c.close().await(TIMEOUT, TimeUnit.SECONDS);
         }
+        assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
     }
 
     /** Starts our server and connects our client with the given configurations. */

@@ -9,7 +9,7 @@ import dev.rpcrdma.channel.RdmaSend;
 import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaServerChannel;
-import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.testing.FabricSuite;
 import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
@@ -44,7 +44,6 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -77,7 +76,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * completed RPCs are delivered exactly once, pending ones fail within their timeout with a clear exception, another
  * connection on the same event loop keeps working, and no buffer leaks (paranoid leak detection fails the class).
  */
-abstract class RpcRdmaReliabilitySuite {
+abstract class RpcRdmaReliabilitySuite extends FabricSuite {
 
     static final long TIMEOUT = 120;
     /** A procedure that answers only when the test says so. */
@@ -102,25 +101,8 @@ abstract class RpcRdmaReliabilitySuite {
     /** What raw peers received (copies), released after each test. */
     final List<ByteBuf> received = new ArrayList<>();
 
-    /** The fabric under test, from the permutation source. */
-    final TestFabric testFabric;
-
     RpcRdmaReliabilitySuite(TestFabric testFabric) {
-        this.testFabric = testFabric;
-    }
-
-    Fabric fabric() {
-        return testFabric.fabric();
-    }
-
-    /** The address servers listen on. */
-    InetAddress address() {
-        return testFabric.address();
-    }
-
-    /** Live device objects per kind (the software fabric's counts, or {@code rdma resource show} on a device). */
-    Map<String, Integer> resources() {
-        return testFabric.resources();
+        super(testFabric);
     }
 
     /** How long {@link #soak()} runs: 5 s on the software fabric, 40 s on a device ({@code -Dsoak.seconds}). */
@@ -145,7 +127,6 @@ abstract class RpcRdmaReliabilitySuite {
 
     @BeforeEach
     void startLoop() {
-        testFabric.setUp(getClass().getSimpleName());
         // One loop thread: every connection shares it, so "the others keep moving" is tested on the same loop.
         group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
                 .fabric(fabric())));
@@ -153,20 +134,16 @@ abstract class RpcRdmaReliabilitySuite {
 
     @AfterEach
     void stopLoop() throws Exception {
-        try {
-            for (RpcCallContext c; (c = held.poll()) != null; ) {
-                c.replySuccess();
-            }
-            for (Channel c : channels) {
-                c.close().await(TIMEOUT, TimeUnit.SECONDS);
-            }
-            assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
-            synchronized (received) {
-                received.forEach(ByteBuf::release);
-                received.clear();
-            }
-        } finally {
-            testFabric.tearDown();
+        for (RpcCallContext c; (c = held.poll()) != null; ) {
+            c.replySuccess();
+        }
+        for (Channel c : channels) {
+            c.close().await(TIMEOUT, TimeUnit.SECONDS);
+        }
+        assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
+        synchronized (received) {
+            received.forEach(ByteBuf::release);
+            received.clear();
         }
     }
 
