@@ -47,6 +47,35 @@ abstract class RdmaCloseSuite extends RdmaTransportFixture {
     }
 
     /**
+     * A channel on {@code loop} echoing a 64 B Send back and forth with the server at {@code at} (started by writing
+     * one), counting its round trips until {@code stop}.
+     */
+    Channel pingPong(io.netty.channel.EventLoop loop, InetSocketAddress at, AtomicLong roundTrips, AtomicBoolean stop)
+            throws InterruptedException {
+        return connect(loop, at, o -> { }, new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ReferenceCountUtil.release(msg);
+                roundTrips.incrementAndGet();
+                if (!stop.get()) {
+                    ctx.writeAndFlush(Unpooled.directBuffer(64).writeBytes(pattern(64, 1)));
+                }
+            }
+        }).sync().channel();
+    }
+
+    /** The ping-pong still moves; then it stops, every channel closes and the resources are back to {@code before}. */
+    void endPingPong(AtomicLong roundTrips, AtomicBoolean stop, Map<String, Integer> before) throws Exception {
+        long after = roundTrips.get();
+        Await.until(() -> roundTrips.get() >= after + 50, "the ping-pong keeps moving after the close");
+        stop.set(true);
+        for (Channel c : channels) {
+            c.close().sync();
+        }
+        assertResourcesBackTo(before);
+    }
+
+    /**
      * Closing never blocks the loop (issue: the drain used to spin the loop): a channel with Sends in flight closes
      * while another channel on the same loop runs a ping-pong. close() returns before the device flushed (the close
      * completes later, through the loop's completion polling), and where the device can be made to take its time

@@ -38,6 +38,43 @@ abstract class RdmaConnectionSuite extends RdmaTransportFixture {
         super(testFabric);
     }
 
+    /**
+     * A server sizes each accepted connection from the client's private data (byte 0: receive buffer KiB, byte 1:
+     * receive queue depth), as an RPC-over-RDMA server sizes its receives to the negotiated inline threshold.
+     */
+    static void sizeFromRequest(RdmaChannel ch) {
+        byte[] request = ch.peerPrivateData();
+        int size = (request[0] & 0xff) * 1024;
+        ch.config().setOption(RdmaChannelOption.RECEIVE_BUFFER_SIZE, size);
+        ch.config().setOption(RdmaChannelOption.MAX_SEND_SIZE, size);
+        ch.config().setOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, request[1] & 0xff);
+    }
+
+    /** Sends {@code n} bytes, expects them echoed; the server's child options alone would make that a length error. */
+    void assertSizedByTheServer(InetSocketAddress at, AtomicReference<RdmaChannel> child) throws Exception {
+        Collect collect = new Collect();
+        Channel c = connect(at, b -> b.option(RdmaChannelOption.PRIVATE_DATA, new byte[] {8, 12})
+                .option(RdmaChannelOption.MAX_SEND_SIZE, 8192)
+                .option(RdmaChannelOption.RECEIVE_BUFFER_SIZE, 8192), collect).sync().channel();
+        try {
+            byte[] big = pattern(8000, 5);
+            c.writeAndFlush(Unpooled.wrappedBuffer(big)).sync();
+            RdmaReceive r = collect.take();
+            try {
+                assertArrayEquals(big, bytes(r.content()), "an 8000-byte Send fits the receive buffer chosen at accept");
+            } finally {
+                r.release();
+            }
+            RdmaChannel accepted = child.get();
+            assertNotNull(accepted);
+            CompletableFuture<Integer> posted = new CompletableFuture<>();
+            accepted.eventLoop().execute(() -> posted.complete(accepted.postedReceives()));
+            assertEquals(12, posted.get(TIMEOUT, TimeUnit.SECONDS), "receive queue depth chosen at accept");
+        } finally {
+            collect.releaseAll();
+        }
+    }
+
     @Test
     void anInitializerSizesTheAcceptedConnectionFromThePeersPrivateData() throws Exception {
         AtomicReference<RdmaChannel> child = new AtomicReference<>();

@@ -5,14 +5,15 @@ import dev.rpcrdma.channel.RdmaChannelOption;
 import dev.rpcrdma.channel.RdmaReceive;
 import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.testing.LeakDetectionExtension;
+import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.util.ResourceLeakDetector;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.util.ResourceLeakDetector;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -37,6 +39,76 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 abstract class RdmaReceiveSuite extends RdmaTransportFixture {
     RdmaReceiveSuite(TestFabric testFabric) {
         super(testFabric);
+    }
+
+    /** A server whose accepted channels keep every receive (Collect) and report themselves. */
+    InetSocketAddress keepingServer(Consumer<ServerBootstrap> options, Collect atServer,
+                                    AtomicReference<RdmaChannel> child) throws Exception {
+        return server(options, new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                child.set((RdmaChannel) ch);
+                ch.pipeline().addLast(atServer);
+            }
+        });
+    }
+
+    /** A receive lent in place has the receive buffer's fixed capacity; a copy comes from the allocator. */
+    static boolean lentInPlace(RdmaReceive r, int receiveBufferSize) {
+        return r.content().maxCapacity() == receiveBufferSize;
+    }
+
+    /**
+     * 40 messages of 300 bytes through 4 + 2 receive buffers of 1 KiB, each read past a 28-byte header with
+     * {@link RdmaReceive#retainedReadable}, the one of message {@code held} kept until the end: the distinct buffer
+     * objects (past Netty's leak-detector wrapper) that carried them.
+     */
+    java.util.Set<ByteBuf> bytesPastAFixedHeader(int held) throws Exception {
+        Collect atServer = new Collect();
+        AtomicReference<RdmaChannel> child = new AtomicReference<>();
+        InetSocketAddress at = keepingServer(b -> b.childOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, 4)
+                .childOption(RdmaChannelOption.RECEIVE_SPARE_BUFFERS, 2)
+                .childOption(RdmaChannelOption.RECEIVE_BUFFER_SIZE, 1024), atServer, child);
+        Channel c = connect(at, b -> { }, new ChannelInboundHandlerAdapter()).sync().channel();
+        ByteBuf kept = null;
+        try {
+            java.util.Set<ByteBuf> views = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            for (int i = 0; i < 40; i++) {
+                c.writeAndFlush(Unpooled.wrappedBuffer(pattern(300, i))).sync();
+                RdmaReceive r = atServer.take();
+                ByteBuf content = r.content().skipBytes(28); // a fixed-length header, as RPC-over-RDMA's plain one
+                ByteBuf tail = RdmaReceive.retainedReadable(content);
+                r.release();
+                assertEquals(0, tail.readerIndex());
+                assertArrayEquals(java.util.Arrays.copyOfRange(pattern(300, i), 28, 300), bytes(tail),
+                        "message " + i + " past its header, still readable after its receive was released");
+                // past Netty's leak-detector wrapper, if any
+                ByteBuf view = tail.getClass().getSimpleName().contains("LeakAware") ? tail.unwrap() : tail;
+                assertEquals(272, view.readableBytes(), "the bytes past the header: " + view);
+                views.add(view);
+                if (i == held) {
+                    kept = tail; // kept: its receive buffer must not be posted again while it is held
+                } else {
+                    tail.release();
+                }
+            }
+            assertArrayEquals(java.util.Arrays.copyOfRange(pattern(300, held), 28, 300), bytes(kept),
+                    "a held view keeps its receive buffer from being reposted");
+            assertEquals(4, child.get().postedReceives());
+            ByteBuf plain = Unpooled.buffer().writeZero(40).skipBytes(12);
+            ByteBuf slice = RdmaReceive.retainedReadable(plain);
+            assertEquals(0, slice.readerIndex());
+            assertEquals(28, slice.readableBytes(), "any other buffer: a retained slice");
+            slice.release();
+            assertEquals(1, plain.refCnt());
+            plain.release();
+            return views;
+        } finally {
+            if (kept != null) {
+                kept.release();
+            }
+            atServer.releaseAll();
+        }
     }
 
     @Test

@@ -16,6 +16,8 @@ import dev.rpcrdma.channel.fabric.WcStatus;
 import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.testing.Await;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -55,6 +57,31 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 abstract class RdmaTransportSuite extends RdmaTransportFixture {
     RdmaTransportSuite(TestFabric testFabric) {
         super(testFabric);
+    }
+
+    static int[] sendSizes() {
+        return new int[] {0, 1, 2, 7, 63, 64, 65, 100, 255, 256, 1000, 1024, 4000, 4095, 4096};
+    }
+
+    static List<String> bufferKinds() {
+        return List.of("heap", "direct", "composite");
+    }
+
+    static ByteBuf buffer(String kind, byte[] data) {
+        switch (kind) {
+            case "heap":
+                return Unpooled.wrappedBuffer(data);
+            case "direct":
+                return ByteBufAllocator.DEFAULT.directBuffer(data.length).writeBytes(data);
+            default: {
+                CompositeByteBuf c = ByteBufAllocator.DEFAULT.compositeDirectBuffer();
+                int half = data.length / 2;
+                c.addComponent(true, ByteBufAllocator.DEFAULT.directBuffer(half).writeBytes(data, 0, half));
+                c.addComponent(true, ByteBufAllocator.DEFAULT.directBuffer(data.length - half)
+                        .writeBytes(data, half, data.length - half));
+                return c;
+            }
+        }
     }
 
     @ParameterizedTest(name = "{0}")

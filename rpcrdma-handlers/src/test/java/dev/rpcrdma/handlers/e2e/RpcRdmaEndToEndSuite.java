@@ -2,18 +2,20 @@ package dev.rpcrdma.handlers.e2e;
 
 import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.testing.TestFabric;
-import org.junit.jupiter.params.provider.MethodSource;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
 
 import static dev.rpcrdma.handlers.e2e.EchoService.BOTH;
 import static dev.rpcrdma.handlers.e2e.EchoService.FILL;
@@ -35,6 +37,37 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 abstract class RpcRdmaEndToEndSuite extends RpcRdmaFixture {
     RpcRdmaEndToEndSuite(TestFabric testFabric) {
         super(testFabric);
+    }
+
+    CompletableFuture<int[]> sum(int proc, byte[] data) {
+        XdrPayload args = client.newPayload();
+        if (proc == SUM) {
+            args.writeDdpOpaque(client.alloc().buffer(data.length).writeBytes(data));
+        } else {
+            args.writer().writeOpaque(data);
+        }
+        return client.call(PROG, VERS, proc, args, r -> new int[] {r.readInt(), r.readInt()});
+    }
+
+    static Stream<Arguments> severalWriteChunks() {
+        // name, item sizes (TWO or THREE), per-item hints (0: empty Write chunk, item inline), largest reply
+        // (0: no Reply chunk), Write chunks the responder uses, Long Reply expected.
+        return Stream.of(
+                Arguments.of("two: small inline (empty chunk), large placed", new int[] {200, 100001},
+                        new int[] {0, 100001}, 0, 1, false),
+                Arguments.of("two: both placed", new int[] {5003, 100001}, new int[] {5003, 100001}, 0, 2, false),
+                Arguments.of("two: first chunk too small comes back unused, second placed", new int[] {1001, 70001},
+                        new int[] {100, 70001}, 0, 1, false),
+                Arguments.of("two: small inline + large placed, with a Reply chunk", new int[] {9001, 50001},
+                        new int[] {0, 50001}, 9600, 1, true),
+                Arguments.of("three: small inline, two large placed", new int[] {301, 70001, 30003},
+                        new int[] {0, 70001, 40000}, 0, 2, false),
+                Arguments.of("three: all placed, a fourth chunk unused", new int[] {1, 65536, 4097},
+                        new int[] {16, 65536, 8192, 1000}, 0, 3, false),
+                Arguments.of("three: large inline item via a Reply chunk, two placed", new int[] {20001, 70001, 7},
+                        new int[] {0, 70001, 4096}, 21000, 2, true),
+                Arguments.of("three: zero-length item placed in its chunk, Reply chunk", new int[] {0, 40000, 12000},
+                        new int[] {64, 40000, 0}, 12600, 2, true));
     }
 
     @Test

@@ -4,10 +4,17 @@ import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaChannelOption;
 import dev.rpcrdma.channel.RdmaMemory;
 import dev.rpcrdma.channel.RdmaReceive;
+import dev.rpcrdma.channel.RdmaServerChannel;
 import dev.rpcrdma.channel.RdmaWorkRequestException;
 import dev.rpcrdma.channel.RdmaWrite;
 import dev.rpcrdma.channel.fabric.WcStatus;
 import dev.rpcrdma.channel.testing.TestFabric;
+import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
+import dev.rpcrdma.handlers.RpcRdmaConfig;
+import dev.rpcrdma.handlers.RpcRdmaErrorException;
+import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
+import dev.rpcrdma.handlers.RpcRdmaStats;
+import dev.rpcrdma.handlers.header.RdmaErrorCode;
 import dev.rpcrdma.handlers.header.RdmaProcedure;
 import dev.rpcrdma.handlers.header.RdmaSegment;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
@@ -15,36 +22,34 @@ import dev.rpcrdma.handlers.header.RpcRdmaHeaderDecoder;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderEncoder;
 import dev.rpcrdma.handlers.header.WriteChunk;
 import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
-import dev.rpcrdma.oncrpc.client.RpcTimeoutException;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import org.junit.jupiter.params.provider.MethodSource;
-import dev.rpcrdma.channel.RdmaServerChannel;
-import dev.rpcrdma.handlers.RpcRdmaConfig;
-import dev.rpcrdma.handlers.RpcRdmaErrorException;
-import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
-import dev.rpcrdma.handlers.RpcRdmaStats;
-import dev.rpcrdma.handlers.header.RdmaErrorCode;
 import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.client.RpcClient;
+import dev.rpcrdma.oncrpc.client.RpcTimeoutException;
 import dev.rpcrdma.oncrpc.server.RpcDispatcher;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.stream.Stream;
 
 import static dev.rpcrdma.handlers.e2e.EchoService.BOTH;
 import static dev.rpcrdma.handlers.e2e.EchoService.FILL;
@@ -56,8 +61,8 @@ import static dev.rpcrdma.handlers.e2e.EchoService.pattern;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -69,6 +74,135 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 abstract class RpcRdmaHandWrittenPeerSuite extends RpcRdmaFixture {
     RpcRdmaHandWrittenPeerSuite(TestFabric testFabric) {
         super(testFabric);
+    }
+
+    /**
+     * A responder written by hand over a raw {@link RdmaChannel}: decodes each call's transport header and answers
+     * with whatever {@code answer} builds (it may also do RDMA on the call's chunks first).
+     */
+    final class RogueResponder extends ChannelInboundHandlerAdapter {
+        final BlockingQueue<RpcRdmaHeader> calls = new LinkedBlockingQueue<>();
+        final CompletableFuture<RdmaMemory> memory = new CompletableFuture<>();
+        final BiFunction<ChannelHandlerContext, RpcRdmaHeader, ByteBuf> answer;
+
+        RogueResponder(BiFunction<ChannelHandlerContext, RpcRdmaHeader, ByteBuf> answer) {
+            this.answer = answer;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) throws Exception {
+            ByteBuf buf = ctx.alloc().directBuffer(4096);
+            buf.writeBytes(pattern(4096, 77));
+            memory.complete(((RdmaChannel) ctx.channel()).registerMemory(buf, 0));
+            buf.release();
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+            RdmaReceive r = (RdmaReceive) msg;
+            try {
+                RpcRdmaHeader h = new RpcRdmaHeaderDecoder().decode(r.content());
+                calls.add(h);
+                ByteBuf reply = answer.apply(ctx, h);
+                if (reply != null) {
+                    ctx.writeAndFlush(reply);
+                }
+            } finally {
+                r.release();
+            }
+        }
+    }
+
+    /** Starts a rogue server and our client against it. */
+    RogueResponder startRogue(BiFunction<ChannelHandlerContext, RpcRdmaHeader, ByteBuf> answer) throws Exception {
+        clientStats = new RpcRdmaStats();
+        RogueResponder rogue = new RogueResponder(answer);
+        Channel server = new ServerBootstrap().group(group).channel(RdmaServerChannel.class).childHandler(rogue)
+                .bind(new InetSocketAddress(address(), 0)).sync().channel();
+        channels.add(server);
+        Channel c = new Bootstrap().group(group).channel(RdmaChannel.class)
+                .handler(new RpcRdmaClientInitializer(new RpcStats(), RpcRdmaConfig.DEFAULT, clientStats,
+                        Duration.ofSeconds(TIMEOUT)))
+                .connect(server.localAddress()).sync().channel();
+        channels.add(c);
+        client = RpcClient.of(c);
+        return rogue;
+    }
+
+    /** An RPC-over-RDMA reply Send: {@code header} then a SUCCESS reply whose results are a 4-byte word. */
+    static ByteBuf reply(ChannelHandlerContext ctx, RpcRdmaHeader header, int resultWord) {
+        ByteBuf b = ctx.alloc().directBuffer();
+        RpcRdmaHeaderEncoder.encode(header, b);
+        b.writeInt(header.xid()).writeInt(1).writeInt(0).writeInt(0).writeInt(0).writeInt(0).writeInt(resultWord);
+        return b;
+    }
+
+    static Stream<Arguments> clientPrivateData() {
+        byte[] valid = RpcRdmaPrivateData.of(true, 4096, 4096).encode();
+        byte[] wrongMagic = valid.clone();
+        wrongMagic[0] = 0x12;
+        byte[] wrongVersion = valid.clone();
+        wrongVersion[4] = 2;
+        byte[] truncated = java.util.Arrays.copyOf(valid, 6);
+        return Stream.of(Arguments.of("valid", valid, true), Arguments.of("wrong magic", wrongMagic, false),
+                Arguments.of("wrong version", wrongVersion, false), Arguments.of("truncated", truncated, false),
+                Arguments.of("none", new byte[0], false));
+    }
+
+    /** Our server against a hand-written requester that provides its own Write chunks in plain REMOTE_WRITE memory. */
+    RpcRdmaHeader callWithChunks(int proc, int n1, int n2, List<WriteChunk> writeList, WriteChunk replyChunk,
+                                 RdmaChannel[] channel, RdmaMemory[] memory, ByteBuf[] inline) throws Exception {
+        serverStats = new RpcRdmaStats();
+        RpcRdmaServerInitializer init = new RpcRdmaServerInitializer(
+                new RpcDispatcher(EchoService.registry(), new RpcStats()), RpcRdmaConfig.DEFAULT, serverStats);
+        Channel server = init.configure(new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
+                .childHandler(init)).bind(new InetSocketAddress(address(), 0)).sync().channel();
+        channels.add(server);
+        BlockingQueue<RdmaReceive> received = new LinkedBlockingQueue<>();
+        RdmaChannel c = (RdmaChannel) new Bootstrap().group(group).channel(RdmaChannel.class)
+                .handler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        received.add((RdmaReceive) msg);
+                    }
+                }).connect(server.localAddress()).sync().channel();
+        channels.add(c);
+        ByteBuf buf = c.alloc().directBuffer(65536).writeZero(65536);
+        RdmaMemory m = c.registerMemory(buf, dev.rpcrdma.channel.RdmaAccess.REMOTE_WRITE);
+        buf.release();
+        List<WriteChunk> placedWrites = new ArrayList<>();
+        for (WriteChunk w : writeList) {
+            List<RdmaSegment> segs = new ArrayList<>();
+            for (RdmaSegment s : w.segments()) {
+                segs.add(new RdmaSegment(m.rkey(), s.length(), m.address() + s.offset()));
+            }
+            placedWrites.add(new WriteChunk(segs));
+        }
+        WriteChunk reply = replyChunk == null ? null : WriteChunk.of(new RdmaSegment(m.rkey(),
+                replyChunk.segments().get(0).length(), m.address() + replyChunk.segments().get(0).offset()));
+        ByteBuf call = c.alloc().directBuffer();
+        RpcRdmaHeaderEncoder.encode(RpcRdmaHeader.msg(0x6161, 8, List.of(), placedWrites, reply), call);
+        call.writeInt(0x6161).writeInt(0).writeInt(2).writeInt(PROG).writeInt(VERS).writeInt(proc)
+                .writeLong(0).writeLong(0).writeInt(n1).writeInt(n2);
+        c.writeAndFlush(call).sync();
+        RdmaReceive r = received.poll(TIMEOUT, TimeUnit.SECONDS);
+        assertNotNull(r, "a reply");
+        channel[0] = c;
+        memory[0] = m;
+        try {
+            RpcRdmaHeader h = new RpcRdmaHeaderDecoder().decode(r.content());
+            inline[0] = r.content().copy();
+            return h;
+        } finally {
+            r.release();
+        }
+    }
+
+    static byte[] at(RdmaMemory m, int offset, int length) {
+        byte[] b = new byte[length];
+        m.buffer().getBytes(m.buffer().readerIndex() + offset, b);
+        return b;
     }
 
     @Test
