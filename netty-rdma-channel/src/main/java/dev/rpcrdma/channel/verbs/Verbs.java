@@ -206,8 +206,8 @@ public final class Verbs {
     /**
      * Registers {@code [addr, addr + length)} and returns the {@code ibv_mr*}. The memory must stay allocated until
      * {@link #deregMr(long)} returns (use {@link NativeMemory} or a pooled direct buffer the caller keeps, never
-     * GC-managed native memory). {@code access} is an or of {@code IBV_ACCESS_*}; add {@code IBV_ACCESS_MW_BIND}
-     * to bind memory windows over it.
+     * GC-managed native memory). {@code access} is an or of the SPI's {@code AccessFlags} ({@code IBV_ACCESS_*});
+     * add {@code MW_BIND} to bind memory windows over it.
      */
     public static long regMr(long pd, long addr, long length, int access) throws NativeCallException {
         handle("addr", addr);
