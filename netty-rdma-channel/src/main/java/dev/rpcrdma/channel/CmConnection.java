@@ -139,7 +139,7 @@ final class CmConnection {
                 try {
                     channel.cmId.resolveRoute(resolveTimeoutMillis());
                 } catch (Throwable t) {
-                    // e.g. ENODEV when the address has no RDMA device (127.0.0.1 with Soft-RoCE): the connect
+                    // e.g. ENODEV when the address has no RDMA device (127.0.0.1): the connect
                     // fails with that cause instead of a bare ClosedChannelException.
                     ConnectException e = new ConnectException("no RDMA route to " + requestedRemote
                             + " (does an RDMA device own that address?): " + t.getMessage());
@@ -198,9 +198,8 @@ final class CmConnection {
 
     /**
      * Whether a failed {@code rdma_connect} means nobody listens there. On iWARP the connection is a TCP connection
-     * (RFC 5044 §7: MPA starts once TCP is established): Soft-iWARP of Linux 6.1 connects TCP synchronously inside
-     * {@code rdma_connect} ({@code siw_connect}, {@code kernel_bindconnect}), so a port without a listener answers
-     * with a TCP RST and the call itself fails with {@code ECONNREFUSED}.
+     * (RFC 5044 §7: MPA starts once TCP is established); a device that connects TCP inside {@code rdma_connect} fails
+     * the call itself with {@code ECONNREFUSED} where nobody listens (Linux {@code drivers/infiniband/sw/siw/siw_cm.c}).
      */
     private static boolean refused(Throwable t) {
         return t instanceof FabricException && ((FabricException) t).errno() == FabricException.ECONNREFUSED;

@@ -126,15 +126,9 @@ final class MemoryRegistry {
     }
 
     /**
-     * Deallocates every window still allocated (a binding in force ends with it), once the queue pair is in the error
-     * state and before it is destroyed. A queue pair in the Error state executes no more work requests (the IBTA's QP
-     * state machine: they complete flushed), so no bind can (re)bind a window afterwards; a window is not memory, so
-     * nothing the device may still write is freed. Why before the destroy: Soft-RoCE's {@code ibv_destroy_qp} waits
-     * until every reference to the queue pair is dropped, and a bound type-2 window holds one (Linux 6.1 {@code
-     * rxe_do_bind_mw} takes it, {@code rxe_do_invalidate_mw} drops it); {@code __rxe_cleanup} gives up only after 50 s.
-     * The windows of calls still pending at a close were deallocated only when those calls failed, on {@code
-     * channelInactive}, which comes after the destroy: every close with a chunk-carrying call in flight took 50 s, and
-     * so did a client's notice that its server had closed the connection. Event loop.
+     * Deallocates every window still allocated, once the queue pair is in error (no bind runs after that) and before
+     * it is destroyed: a bound type-2 window holds a reference that a destroy may wait for (Linux
+     * {@code drivers/infiniband/sw/rxe/rxe_mw.c} {@code rxe_do_bind_mw}). Event loop.
      */
     void releaseWindows() {
         List<RdmaMemoryWindow> ws;

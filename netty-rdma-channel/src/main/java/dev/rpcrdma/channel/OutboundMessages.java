@@ -39,8 +39,8 @@ final class OutboundMessages {
                 throw new IllegalArgumentException("the window must belong to this channel");
             }
             if (!channel.localInvalidateSupported()) {
-                throw new UnsupportedOperationException("IBV_WR_LOCAL_INV of a type-2 window oopses this device's "
-                        + "kernel (Soft-RoCE): close the window instead");
+                throw new UnsupportedOperationException("this device does not take IBV_WR_LOCAL_INV of a type-2 "
+                        + "window: close the window instead");
             }
             return msg;
         }

@@ -12,19 +12,10 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Destroys queue pairs off the event loop, then hands the outcome back to it. {@code ibv_destroy_qp} may sleep in
- * the kernel: on Soft-RoCE (Linux 6.1) it waits until every reference to the queue pair is dropped, up to 50 s
- * ({@code __rxe_cleanup}); it was measured blocking that long when a connection closed with calls in flight, whose
- * bound type-2 memory windows each held a reference (now deallocated before the destroy,
- * {@link MemoryRegistry#releaseWindows()}); packets in flight hold references too. On the loop, a sleeping destroy
- * stalls every connection sharing its completion queue. Linux's own RPC-over-RDMA transports do the same
- * ({@code svc_rdma_free} runs from a workqueue, not from the context that closed the transport).
- *
- * <p>What stays on the loop: the channel's registered memory is freed only after the queue pair is gone (the device
- * owns no posted memory then), by the continuation the loop runs from {@link #runCompleted()}; so does everything else
- * that is loop-confined (the loop's completion queue reservation, its PD reference, the RDMA-CM id). The pool of
- * teardown threads is shared by every loop of the JVM and small; idle threads end after 30 s, and all of them end
- * when the last loop of the JVM is destroyed ({@link #loopStopped()}): the next loop makes a new pool.
+ * Destroys queue pairs on a small JVM-wide pool of teardown threads and runs the continuation back on the loop
+ * ({@link #runCompleted()}): {@code ibv_destroy_qp} may sleep in the kernel until every reference to the queue pair
+ * is dropped (Linux {@code drivers/infiniband/sw/rxe/rxe_pool.c} {@code __rxe_cleanup}), which would stall every
+ * connection of the loop; Linux's {@code svc_rdma_free} runs from a workqueue for the same reason.
  */
 final class QueuePairTeardown {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(QueuePairTeardown.class);

@@ -27,60 +27,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * An RC connection over RDMA-CM as a Netty channel: created by {@code Bootstrap.connect} (client) or accepted by an
- * {@link RdmaServerChannel}. The module README ("Ownership") details every rule summarised here.
- *
- * <h2>Connection</h2>
- * The connect request carries {@link RdmaChannelOption#PRIVATE_DATA}; the peer's private data is
- * {@link #peerPrivateData()}, set before the channel becomes active. A client fires {@code channelActive} before its
- * connect future completes, so what handlers negotiate there is in place once {@code connect()} completes. An accepted channel is registered (so
- * {@code channelRegistered} can read the request, set the reply's private data and size the connection: queue
- * depths, buffer sizes, inline data) and then accepts — automatically unless {@link RdmaChannelOption#AUTO_ACCEPT}
- * is off, in which case the application calls {@link #accept(byte[])} or {@link #reject(byte[])}. Until it accepts
- * it has no protection domain: {@link #registerMemory} and {@link #allocateMemoryWindow} fail.
- *
- * <h2>Inbound</h2>
- * {@link RdmaChannelOption#RECEIVE_QUEUE_DEPTH} receives of {@link RdmaChannelOption#RECEIVE_BUFFER_SIZE} bytes are
- * posted before connecting (accepting). Each received Send is fired as an {@link RdmaReceive} (the reader releases
- * it) whose content is the receive buffer itself while one of {@link RdmaChannelOption#RECEIVE_SPARE_BUFFERS} is
- * free to post in its place, else a copy ({@link ReceiveBuffers}). Reposts go out in batches of an eighth of the
- * depth; {@link #postedReceives()} counts up to the depth. With auto-read off and no read pending, receives are held
- * un-reposted until {@code read()}: the peer meets RNR, real back-pressure ({@link ReceiveQueue}).
- *
- * <h2>Outbound</h2>
- * A {@link ByteBuf} or {@link RdmaSend} is one Send, its bytes copied when posted (inline up to
- * {@link RdmaChannelOption#MAX_INLINE_DATA}, else into a registered send slot), so its promise completes then, as a
- * TCP write completes once its bytes are in the socket buffer; a Send that fails later breaks the connection (the
- * channel closes, after {@code exceptionCaught} with the {@link RdmaWorkRequestException} when the Send itself was
- * refused, with an INFO line when the peer stopped answering). {@link RdmaWrite}, {@link RdmaRead} and
- * {@link RdmaBindWindow} complete their promise at their completion, and a Send flushed behind one waits with it:
- * promises complete in write order. Work requests are signalled selectively and posted in chains; at most
- * {@link RdmaChannelOption#SEND_QUEUE_DEPTH} are outstanding, and while they are the channel is not writable
- * ({@link SendQueue}).
- *
- * <h2>Structure</h2>
- * The channel is thin: its unsafe drives the I/O. The unsafe runs the RDMA-CM state machine (one
- * {@link ConnectionState}) and dispatches completions by work-request kind ({@link WorkRequestIds}) to the
- * {@link SendQueue} and the {@link ReceiveQueue}; memory regions and windows live in a {@link MemoryRegistry};
- * {@link RdmaEndpoint} creates and destroys the verbs objects. Event-loop confined, except where a method says.
- *
- * <h2>Close</h2>
- * Closing never blocks the event loop. As Netty's io_uring transport delays a close until its outstanding
- * operations completed, the channel disconnects, moves its queue pair to error (posting a drain marker behind an
- * unsignalled last Send) and waits, {@link ConnectionState#DRAINING}, for the flush of every posted work request to
- * come back through the loop's normal completion polling (outstanding writes fail with
- * {@link RdmaWorkRequestException} {@code IBV_WC_WR_FLUSH_ERR}); other channels on the loop keep running. Then the
- * close completes as usual (unposted writes fail with {@link ClosedChannelException}, channelInactive, close future,
- * deregistration), everything registered through the channel is deregistered, and QP, CQ, completion channel, PD
- * and id are destroyed; memory windows go first, before the QP ({@link MemoryRegistry#releaseWindows()}: on rxe a
- * bound window would hold the QP's destroy, and with it {@code channelInactive}, for 50 s). If the device does not
- * flush within {@value #DRAIN_TIMEOUT_MILLIS} ms (a timer is the backstop; rxe 6.1 is seen not to flush the receive
- * queue of some queue pairs) the queue pair is destroyed first, after which the device owns none of the posted
- * memory; only if that fails is the memory leaked (logged). On a device that does not flush work posted after the
- * error ({@link VerbsDevice#flushesWorkPostedInError()} false: iWARP, siw) the wait is {@value #SETTLE_MILLIS} ms
- * instead: what the device flushes it flushes at the state change, and whatever did not come back by then never will
- * (e.g. posted between a TERMINATE from the peer and this side learning of it); the queue pair is destroyed first, and
- * the writes still outstanding fail with {@link ClosedChannelException} once it is gone.
+ * An RC connection over RDMA-CM as a Netty channel, created by {@code Bootstrap.connect} or accepted by an
+ * {@link RdmaServerChannel}: received Sends are fired as {@link RdmaReceive}s, a written {@link ByteBuf} or
+ * {@link RdmaSend} is one Send, and closing never blocks the event loop. The package documentation describes
+ * connection set-up, buffer ownership and close.
  */
 public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnection {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaChannel.class);
@@ -276,8 +226,8 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     }
 
     /**
-     * Whether {@link RdmaLocalInvalidate} may be written: false on Soft-RoCE
-     * ({@link dev.rpcrdma.channel.fabric.VerbsDevice#localInvalidateBreaksWindows()}) and before the connection has
+     * Whether {@link RdmaLocalInvalidate} may be written: false where the device does not take it
+     * ({@link dev.rpcrdma.channel.fabric.VerbsDevice#localInvalidateSupported()}) and before the connection has
      * resources. Any thread.
      */
     @Override
@@ -289,7 +239,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     @Override
     public boolean memoryWindowsSupported() {
         VerbsDevice d = device;
-        return d != null && d.memoryWindows();
+        return d != null && d.memoryWindowsSupported();
     }
 
     /** From the device ({@code IBV_TRANSPORT_IWARP}); false while no device is known. Any thread. */
@@ -310,7 +260,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     @Override
     public boolean remoteInvalidationSupported() {
         VerbsDevice d = device;
-        return d != null && d.remoteInvalidationReported();
+        return d != null && d.remoteInvalidationSupported();
     }
 
     MemoryRegistry registry() {
@@ -365,7 +315,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         RdmaEndpoint e = RdmaEndpoint.create(cmId, config, config.getAllocator(), ioHandler, this, channelId,
                 sharedDepth);
         device = cmId.device();
-        localInvalidate = !device.localInvalidateBreaksWindows();
+        localInvalidate = device.localInvalidateSupported();
         e.pool = new RdmaMemoryPool(this, e.pd, config.getAllocator(), eventLoop(), config.memoryPoolSlabSize(),
                 config.memoryPoolMaxBytes());
         ep = e;

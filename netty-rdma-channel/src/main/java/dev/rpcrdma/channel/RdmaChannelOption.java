@@ -64,8 +64,8 @@ public final class RdmaChannelOption {
     /**
      * {@code retry_count} of the transport: how many times a request without an acknowledgement is sent again before
      * its work request fails with {@code IBV_WC_RETRY_EXC_ERR} and the connection errs (0..7; default 6, as Linux's
-     * xprtrdma: a peer that is gone is noticed and the RPC layer reconnects). Soft-RoCE treats 7 as "forever"
-     * ({@code rxe_completer}), as the verbs define only for {@code rnr_retry_count}.
+     * xprtrdma: a peer that is gone is noticed and the RPC layer reconnects). Some devices treat 7 as "forever", as
+     * the verbs define only for {@code rnr_retry_count} (Linux {@code drivers/infiniband/sw/rxe/rxe_comp.c}).
      */
     public static final ChannelOption<Integer> RETRY_COUNT = ChannelOption.valueOf("RDMA_RETRY_COUNT");
     /** {@code responder_resources}: incoming RDMA Reads in flight (default 16). */

@@ -34,14 +34,14 @@ public interface RdmaConnection {
     RdmaMemoryPool memoryPool();
 
     /**
-     * Whether this connection's device takes {@link RdmaLocalInvalidate} (false on Soft-RoCE, whose kernel oopses on
-     * a Local Invalidate of a bound type-2 window: close the window there instead).
+     * Whether this connection's device takes {@link RdmaLocalInvalidate} for a bound type-2 window; where not, close
+     * the window instead (docs/providers.md says which devices).
      */
     boolean localInvalidateSupported();
 
     /**
      * Whether the connection's device has type-2 memory windows ({@code ibv_query_device}: {@code max_mw > 0} and the
-     * type-2 capability). Where it has none (siw), expose memory by registering it per use
+     * type-2 capability). Where it has none, expose memory by registering it per use
      * ({@link #registerMemory}) and deregister it before the memory is reused.
      */
     default boolean memoryWindowsSupported() {
@@ -73,7 +73,7 @@ public interface RdmaConnection {
 
     /**
      * Whether the device reports a Send With Invalidate in the receive completion and invalidates only the window it
-     * names ({@link dev.rpcrdma.channel.fabric.VerbsDevice#remoteInvalidationReported()}): only then may remote
+     * names ({@link dev.rpcrdma.channel.fabric.VerbsDevice#remoteInvalidationSupported()}): only then may remote
      * invalidation be offered to the peer (RFC 8797 §4.1, the R bit).
      */
     default boolean remoteInvalidationSupported() {

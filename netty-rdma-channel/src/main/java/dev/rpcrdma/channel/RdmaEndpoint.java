@@ -1,6 +1,5 @@
 package dev.rpcrdma.channel;
 
-import dev.rpcrdma.channel.fabric.AccessFlags;
 import dev.rpcrdma.channel.fabric.CmId;
 import dev.rpcrdma.channel.fabric.CompletionQueue;
 import dev.rpcrdma.channel.fabric.MemoryRegion;
@@ -71,17 +70,18 @@ final class RdmaEndpoint {
     int sendDepth;
     /** Sends up to this size are posted inline: {@code MAX_INLINE_DATA}, as far as the device granted it. */
     int maxInline;
-    /** SGEs per send work request the queue pair was granted (6 on siw): an inline Send gathers at most that many. */
+    /** SGEs per send work request the queue pair was granted: an inline Send gathers at most that many. */
     int maxSendSge = 1;
     /**
-     * Signal every send work request (iWARP): siw flushes only what is posted when the queue pair goes to error, so
+     * Signal every send work request where the device does not flush work posted in error
+     * ({@link dev.rpcrdma.channel.fabric.VerbsDevice#flushesWorkPostedInError()}):
      * the drain marker that close posts behind an unsignalled last Send would never come back; with every request
      * signalled no marker is needed and the flush at the state change retires everything.
      */
     boolean signalEverySend;
     /**
-     * iWARP: a work request posted behind an RDMA Read still outstanding is fenced ({@code IBV_SEND_FENCE}). siw
-     * completes a Send or Write as soon as it is transmitted, before an earlier Read's response has arrived, and
+     * iWARP: a work request posted behind an RDMA Read still outstanding is fenced ({@code IBV_SEND_FENCE}). An iWARP
+     * device may complete a Send or Write as soon as it is transmitted, before an earlier Read's response arrived, and
      * {@link SendQueue#retire} takes a completion to retire every earlier work request (in-order completion, as IB
      * guarantees): without the fence a Read was retired, its data handed up, before it had landed.
      */
@@ -92,8 +92,7 @@ final class RdmaEndpoint {
     /**
      * Creates the queue pair, asking for {@link #maxInline} bytes of inline data ({@code MAX_INLINE_DATA}). Verbs
      * has no query for a device's inline limit, and a provider refuses a queue pair whose {@code max_inline_data} is
-     * beyond it (rxe answers {@code EINVAL} above 400 or 512 bytes, depending on the kernel; the software fabric
-     * above 256): then half of it is asked for, down to {@value #MIN_INLINE_ASKED} bytes and finally none, and the
+     * beyond it ({@code EINVAL}; docs/providers.md lists some limits): then half of it is asked for, down to {@value #MIN_INLINE_ASKED} bytes and finally none, and the
      * first refusal is thrown if even that fails (the cause was something else). {@link #maxInline} becomes what the
      * device granted, capped by what was asked for.
      */
@@ -174,7 +173,7 @@ final class RdmaEndpoint {
                 ep.receives = new ReceiveBuffers(alloc, ep.receiveBufferSize, ep.receiveQueueSize,
                         config.receiveSpareBuffers());
                 ep.receiveRegion = ep.pd.registerMemory(ep.receives.address(), ep.receives.capacity(),
-                        AccessFlags.LOCAL_WRITE);
+                        RdmaAccess.LOCAL_WRITE);
             }
             ep.sendSlab = alloc.directBuffer(sendSlab);
             ep.sendRegion = ep.pd.registerMemory(ep.sendSlab.memoryAddress(), ep.sendSlab.capacity(), 0);

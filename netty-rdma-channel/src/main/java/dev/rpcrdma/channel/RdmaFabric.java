@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The fabric an {@link RdmaIoHandler} runs its channels on, for {@link RdmaIoHandlerConfig#fabric(RdmaFabric)}:
- * {@link #NATIVE}, libibverbs and librdmacm on an RDMA device (a real NIC or Soft-RoCE), or {@link #SOFTWARE}, an
+ * {@link #NATIVE}, libibverbs and librdmacm on an RDMA device (a NIC or a kernel software provider), or {@link #SOFTWARE}, an
  * in-process model of one device that reaches only peers in the same JVM. The software fabric is used only when
  * chosen: the default ({@link #select()}, system property {@value #PROPERTY} unset) is {@link #NATIVE}, and where
  * it is unavailable the choice fails with {@link Rdma#unavailabilityMessage()} instead of falling back. The

@@ -2,13 +2,13 @@ package dev.rpcrdma.channel;
 
 import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.fabric.VerbsDevice;
+import dev.rpcrdma.channel.unix.Libc;
 import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.IoOps;
 import io.netty.channel.IoRegistration;
-import io.netty.channel.epoll.Native;
 import io.netty.channel.unix.FileDescriptor;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
@@ -31,39 +31,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The {@link IoHandler} of the RDMA transport, for {@code MultiThreadIoEventLoopGroup}:
- * {@code new MultiThreadIoEventLoopGroup(RdmaIoHandler.newFactory())}.
- *
- * <h2>Loop</h2>
- * The channels of a loop share, per device, one protection domain, one completion channel and a few completion
- * queues ({@link LoopDevice}); a completion reaches its channel by the channel id in its {@code wr_id}, so the cost
- * of an iteration does not grow with idle connections. Each {@link #run} polls the "hot" queues in batches (a queue
- * is hot from its creation and whenever its last poll found work or the completion channel signalled it). When
- * there is no work and the loop may block it optionally busy-polls ({@link RdmaIoHandlerConfig#busyPollNanos()}),
- * then arms notification on every hot queue and polls it once more — a completion that raced with the arming is
- * found by that poll, one after it signals the completion channel, so no wakeup is lost — and finally waits in
- * {@code epoll_wait} on the completion-channel fds (one per device), the RDMA-CM event-channel fds and a wakeup
- * eventfd, until the loop's next deadline.
- *
- * <p>A loop that finds completions does not block, and looks at its fds without waiting ({@code epoll_wait(0)})
- * only when it has to: when some queue is cold (armed: its completions are announced on its completion channel
- * only), or at least every {@value #FD_CHECK_INTERVAL_MICROS} µs for RDMA-CM events (connect requests,
- * disconnects). So a loop whose channels are all hot, and a busy-polling loop, run the data path without system
- * calls besides the posts themselves, like perftest's polling loop. That includes the clock: it is read once in
- * {@value #ROUNDS_PER_CLOCK_READ} rounds, as {@code System.nanoTime()} is a system call where the clocksource has
- * no vDSO (e.g. HPET in a virtual machine).
- *
- * <h2>Shutdown</h2>
- * Channels are closed while the loop still runs tasks, so that {@code close()} completes normally (pipeline events,
- * deregistration, close future): in {@link #prepareToDestroy()} and in a shutdown hook of the executor (which also
- * runs when a zero quiet period ends the loop without another {@code prepareToDestroy}). What is still registered
- * when the executor has stopped accepting tasks is torn down by {@link #destroy()} synchronously on the loop thread
- * ({@code RdmaIoHandle.terminate}), never through the executor.
- *
- * <h2>Wakeup</h2>
- * As {@code EpollIoHandler}: {@code nextWakeupNanos} holds the deadline while the loop may sleep and {@code AWAKE}
- * otherwise; {@link #wakeup()} from another thread swaps in {@code AWAKE} and writes the eventfd only if the loop
- * was (about to be) asleep.
+ * The {@link IoHandler} of the RDMA transport, for
+ * {@code new MultiThreadIoEventLoopGroup(RdmaIoHandler.newFactory())}: polls the completion queues its channels
+ * share per device, then sleeps in {@code epoll_wait}; the package documentation describes the loop.
  */
 public final class RdmaIoHandler implements IoHandler {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaIoHandler.class);
@@ -131,7 +101,7 @@ public final class RdmaIoHandler implements IoHandler {
         this.config = config;
         this.fabric = config.fabric();
         this.epoll = new EpollSet(config.maxEvents());
-        this.wakeupFd = Native.newEventFd();
+        this.wakeupFd = Libc.newEventFd();
         try {
             epoll.add(wakeupFd.intValue());
         } catch (IOException e) {
@@ -398,7 +368,7 @@ public final class RdmaIoHandler implements IoHandler {
         for (int i = 0; i < ready; i++) {
             int fd = epoll.fd(i);
             if (fd == wakeupFd.intValue()) {
-                Native.eventFdRead(fd);
+                Libc.eventFdRead(fd);
                 continue;
             }
             LoopDevice d = devicesByFd.get(fd);
@@ -578,7 +548,7 @@ public final class RdmaIoHandler implements IoHandler {
         int writers = wakeupWriters.incrementAndGet();
         try {
             if ((writers & WAKEUP_FD_CLOSING) == 0 && nextWakeupNanos.getAndSet(AWAKE) != AWAKE) {
-                Native.eventFdWrite(wakeupFd.intValue(), 1L);
+                Libc.eventFdWrite(wakeupFd.intValue(), 1L);
             }
         } finally {
             if (wakeupWriters.decrementAndGet() == WAKEUP_FD_CLOSING) {

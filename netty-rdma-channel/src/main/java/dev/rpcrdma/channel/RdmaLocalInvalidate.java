@@ -6,8 +6,8 @@ import io.netty.util.internal.ObjectUtil;
  * Outbound: invalidate the binding of a {@link RdmaMemoryWindow} under {@code rkey} locally with an
  * {@code IBV_WR_LOCAL_INV} work request (no system call; RFC 8166 §3.4.3 leaves invalidation to the requester when
  * the responder did not invalidate remotely). Once the promise succeeds the rkey no longer works and the window can
- * be bound again. Only where {@link RdmaConnection#localInvalidateSupported()}: on Soft-RoCE it oopses the kernel,
- * and the channel refuses the message ({@link UnsupportedOperationException}); close the window there instead.
+ * be bound again. Only where {@link RdmaConnection#localInvalidateSupported()}; elsewhere the channel refuses the
+ * message ({@link UnsupportedOperationException}): close the window there instead.
  */
 public final class RdmaLocalInvalidate {
     private final RdmaMemoryWindow window;

@@ -1,6 +1,5 @@
 package dev.rpcrdma.channel;
 
-import dev.rpcrdma.channel.fabric.AccessFlags;
 import dev.rpcrdma.channel.fabric.MemoryRegion;
 import dev.rpcrdma.channel.fabric.ProtectionDomain;
 import io.netty.buffer.ByteBuf;
@@ -216,7 +215,7 @@ public final class RdmaMemoryPool {
             if (!buf.hasMemoryAddress()) {
                 throw new RdmaException("the channel's allocator gave a direct buffer without a memory address");
             }
-            mr = pd.registerMemory(buf.memoryAddress(), bytes, AccessFlags.LOCAL_WRITE | AccessFlags.MW_BIND);
+            mr = pd.registerMemory(buf.memoryAddress(), bytes, RdmaAccess.LOCAL_WRITE | RdmaAccess.MW_BIND);
         } catch (IOException e) {
             buf.release();
             throw e instanceof RdmaException ? (RdmaException) e

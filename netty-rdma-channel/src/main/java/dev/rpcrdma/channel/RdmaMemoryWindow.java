@@ -7,8 +7,8 @@ import dev.rpcrdma.channel.fabric.MemoryWindow;
  * of {@link RdmaMemory} by writing an {@link RdmaBindWindow}, usable by the peer only through this connection, and
  * invalidated either by the peer's Send With Invalidate (the channel marks it unbound when the
  * {@link RdmaReceive} reports its rkey), locally by an {@link RdmaLocalInvalidate} where the device takes it
- * ({@link RdmaConnection#localInvalidateSupported()}), or by {@link #close()} (deallocation: the way on Soft-RoCE,
- * which oopses on {@code IBV_WR_LOCAL_INV} of a bound type-2 window). After either invalidation the window can be
+ * ({@link RdmaConnection#localInvalidateSupported()}), or by {@link #close()} (deallocation, the way where the
+ * device does not take a Local Invalidate). After either invalidation the window can be
  * bound again, under the next rkey ({@code ibv_inc_rkey}). Event-loop confined apart from {@link #rkey()}.
  */
 public final class RdmaMemoryWindow {

@@ -5,6 +5,7 @@ import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaServerChannel;
 import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -25,12 +26,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 abstract class RdmaOncRpcBridgeSuite extends OncRpcBridgeSuite {
     EventLoopGroup group;
 
-    abstract Fabric fabric();
+    /** The fabric under test, from the permutation source. */
+    final TestFabric testFabric;
 
-    abstract InetAddress address();
+    RdmaOncRpcBridgeSuite(TestFabric testFabric) {
+        this.testFabric = testFabric;
+    }
+
+    Fabric fabric() {
+        return testFabric.fabric();
+    }
+
+    /** The address servers listen on. */
+    InetAddress address() {
+        return testFabric.address();
+    }
 
     @BeforeEach
     void startLoop() {
+        testFabric.setUp(getClass().getSimpleName());
         group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
                 .fabric(fabric())));
     }
@@ -58,8 +72,12 @@ abstract class RdmaOncRpcBridgeSuite extends OncRpcBridgeSuite {
 
     @Override
     void shutdown() throws Exception {
-        if (group != null) {
-            assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
+        try {
+            if (group != null) {
+                assertTrue(group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(TIMEOUT, TimeUnit.SECONDS));
+            }
+        } finally {
+            testFabric.tearDown();
         }
     }
 }

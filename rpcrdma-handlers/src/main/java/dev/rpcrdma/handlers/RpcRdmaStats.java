@@ -84,8 +84,8 @@ public final class RpcRdmaStats {
     }
 
     /**
-     * Memory windows the requester invalidated itself: an {@code IBV_WR_LOCAL_INV} work request, or deallocation on
-     * Soft-RoCE.
+     * Memory windows the requester invalidated itself: an {@code IBV_WR_LOCAL_INV} work request, or deallocation
+     * where the device does not take one.
      */
     public long localInvalidations() {
         return localInvalidations.sum();
@@ -102,8 +102,8 @@ public final class RpcRdmaStats {
 
     /**
      * Memory windows the requester allocated ({@code ibv_alloc_mw}, a system call): once per window it keeps, as
-     * windows invalidated by the responder or by a Local Invalidate are bound again; on Soft-RoCE, where local
-     * invalidation deallocates, once per RPC the responder did not invalidate.
+     * windows invalidated by the responder or by a Local Invalidate are bound again; where local invalidation
+     * deallocates, once per RPC the responder did not invalidate.
      */
     public long windowAllocations() {
         return windowAllocations.sum();

@@ -87,13 +87,12 @@
  *   <li>every other window is invalidated locally with an {@code IBV_WR_LOCAL_INV} work request
  *       ({@link dev.rpcrdma.channel.RdmaLocalInvalidate}); the reply is handed up, and the window cached and the
  *       piece given back, when it completed (RFC 8166 §3.4.5.1: invalidate before any byte is used);</li>
- *   <li>on Soft-RoCE ({@link dev.rpcrdma.channel.RdmaConnection#localInvalidateSupported()} false: the device is
- *       recognised by rxe's vendor id, 0xFFFFFF) the window is <b>deallocated</b> instead ({@code ibv_dealloc_mw}),
- *       because {@code IBV_WR_LOCAL_INV} of a bound type-2 window oopses its kernel ({@code rxe_invalidate_mw},
- *       Linux 6.1 and 6.12); deallocation invalidates just as surely and synchronously, and a fresh window is
- *       allocated for the next RPC ({@link dev.rpcrdma.handlers.RpcRdmaStats#windowAllocations()}). For now a
- *       window the responder invalidated is deallocated there too (one window per exposure on Soft-RoCE), until
- *       binding a window again after remote invalidation has passed on rxe in the VM stage.</li>
+ *   <li>where the device does not take a Local Invalidate
+ *       ({@link dev.rpcrdma.channel.RdmaConnection#localInvalidateSupported()} false; docs/providers.md) the window
+ *       is <b>deallocated</b> instead ({@code ibv_dealloc_mw}), which invalidates just as surely and synchronously,
+ *       and a fresh window is allocated for the next RPC
+ *       ({@link dev.rpcrdma.handlers.RpcRdmaStats#windowAllocations()}); a window the responder invalidated is
+ *       still bound again.</li>
  * </ul>
  * Why windows: type-2 windows are the only user-space keys a peer may invalidate remotely (a Send With Invalidate
  * aimed at a plain {@code ibv_reg_mr} rkey breaks the connection), and they let the rights be narrower than the

@@ -19,7 +19,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Does the event loop's cost depend on idle connections? (issue 17) One server loop and one client loop; an in-loop
+ * Does the event loop's cost depend on idle connections? One server loop and one client loop; an in-loop
  * Send ping-pong ({@link PingPong}, as {@code ib_send_lat}) on one connection, measured with no other connection,
  * then with {@code N} idle connections from the same client loop to the same server (so both loops carry {@code N}
  * idle queue pairs), then again after they closed. Prints p50/p90/p99 of each run and the registered memory of one

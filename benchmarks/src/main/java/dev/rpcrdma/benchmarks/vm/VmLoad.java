@@ -209,7 +209,7 @@ public final class VmLoad {
      * RPC NULL round trips (the samples' echo server and an {@link RpcClient} over RPC-over-RDMA in this JVM, calls
      * issued from the previous completion, as {@code rpcrdma.null}) and perftest's {@code ib_send_lat} 64 B in
      * turns, {@link #rounds} times, each round's ratio {@code p50 / (2 x t_typical)} and their median: the paired
-     * form of issue 17's goals for NULL (event-driven loops against {@code ib_send_lat -e}, busy-polling ones
+     * form of the NULL latency goals in docs/benchmarks.md (event-driven loops against {@code ib_send_lat -e}, busy-polling ones
      * against polling {@code ib_send_lat}), which the single {@code rpcrdma.null} run compares with a perftest run
      * taken minutes earlier. Busy-polling: server and client loops poll 100 us before sleeping.
      */

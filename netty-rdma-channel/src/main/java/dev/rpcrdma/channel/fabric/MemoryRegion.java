@@ -22,7 +22,7 @@ public interface MemoryRegion extends AutoCloseable {
 
     /**
      * {@code ibv_dereg_mr}: both keys stop working at once. The caller ensures no work request uses it. Fails with
-     * EINVAL while memory windows are bound to it (IBA 10.6.7.2.6, as rxe does).
+     * EINVAL while memory windows are bound to it (IBA 10.6.7.2.6).
      */
     @Override
     void close() throws IOException;

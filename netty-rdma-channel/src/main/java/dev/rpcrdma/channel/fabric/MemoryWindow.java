@@ -7,10 +7,8 @@ import java.io.IOException;
  * {@link AccessFlags#MW_BIND} by a {@link WrOpcode#BIND_MW} work request on a queue pair; the binding is usable only
  * through that queue pair and can be invalidated remotely by the peer's {@link WrOpcode#SEND_WITH_INV}.
  * Local invalidation is a {@link WrOpcode#LOCAL_INV} work request naming the binding's rkey (the window can then be
- * bound again), except where {@link VerbsDevice#localInvalidateBreaksWindows()}: {@code IBV_WR_LOCAL_INV} on a bound
- * type-2 window oopses the Soft-RoCE kernel (Linux {@code drivers/infiniband/sw/rxe/rxe_mw.c}, {@code rxe_invalidate_mw};
- * docs/providers.md), so there the window is closed
- * (deallocated) instead and a fresh one allocated.
+ * bound again); where {@link VerbsDevice#localInvalidateSupported()} is false the window is closed (deallocated)
+ * instead and a fresh one allocated.
  */
 public interface MemoryWindow extends AutoCloseable {
 

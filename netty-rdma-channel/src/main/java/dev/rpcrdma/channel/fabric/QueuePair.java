@@ -20,9 +20,9 @@ public interface QueuePair extends AutoCloseable {
 
     /**
      * {@code ibv_post_send} of the chain {@code wrs[0..count)} in that order: one call, so one doorbell on a device
-     * (one system call on rxe). If request {@code k} is rejected, requests {@code 0..k-1} are posted and the rest are
-     * not: {@link PostException#posted()} is {@code k}. At most {@link #MAX_POST_CHAIN} requests. The default
-     * posts them one by one.
+     * (one system call for a kernel software provider). If request {@code k} is rejected, requests {@code 0..k-1}
+     * are posted and the rest are not: {@link PostException#posted()} is {@code k}. At most
+     * {@link #MAX_POST_CHAIN} requests. The default posts them one by one.
      */
     default void postSend(SendWorkRequest[] wrs, int count) throws IOException {
         for (int i = 0; i < count; i++) {

@@ -12,12 +12,6 @@ public final class IbvConstants {
     public static final int IBV_TRANSPORT_IWARP = 1;
 
     // enum ibv_access_flags
-    public static final int IBV_ACCESS_LOCAL_WRITE = 1;
-    public static final int IBV_ACCESS_REMOTE_WRITE = 1 << 1;
-    public static final int IBV_ACCESS_REMOTE_READ = 1 << 2;
-    public static final int IBV_ACCESS_REMOTE_ATOMIC = 1 << 3;
-    public static final int IBV_ACCESS_MW_BIND = 1 << 4;
-    public static final int IBV_ACCESS_ZERO_BASED = 1 << 5;
 
     // enum ibv_wr_opcode
     public static final int IBV_WR_RDMA_WRITE = 0;

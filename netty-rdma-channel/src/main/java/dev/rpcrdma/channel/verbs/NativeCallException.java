@@ -1,5 +1,6 @@
 package dev.rpcrdma.channel.verbs;
 
+import dev.rpcrdma.channel.unix.Libc;
 import java.io.IOException;
 
 /**
@@ -17,7 +18,7 @@ public final class NativeCallException extends IOException {
     }
 
     NativeCallException(String call, int errno, String detail) {
-        super(call + " failed: " + Posix.strerror(errno) + " (errno " + errno + ")"
+        super(call + " failed: " + Libc.strerror(errno) + " (errno " + errno + ")"
                 + (detail == null ? "" : ": " + detail));
         this.call = call;
         this.errno = errno;

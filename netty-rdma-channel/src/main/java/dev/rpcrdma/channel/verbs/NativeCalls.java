@@ -1,5 +1,6 @@
 package dev.rpcrdma.channel.verbs;
 
+import dev.rpcrdma.channel.unix.Libc;
 import com.kenai.jffi.CallContext;
 import com.kenai.jffi.CallContextCache;
 import com.kenai.jffi.CallingConvention;
@@ -86,7 +87,7 @@ public final class NativeCalls {
 
     /** The address of an exported symbol of libc, for benchmarks ({@code labs}, {@code getpid}...). */
     public static long libcSymbol(String name) {
-        return symbol(LibC.SONAME, name);
+        return symbol(Libc.SONAME, name);
     }
 
     /** The address of {@code name} in {@code soname} (loaded once, cached by jffi). */

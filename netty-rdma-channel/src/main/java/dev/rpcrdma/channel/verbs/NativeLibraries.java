@@ -62,11 +62,4 @@ final class NativeLibraries {
         private Rdmacm() {
         }
     }
-
-    static final class C {
-        static final Loaded<LibC> LIB = load(LibC.class, LibC.SONAME, "libc6");
-
-        private C() {
-        }
-    }
 }

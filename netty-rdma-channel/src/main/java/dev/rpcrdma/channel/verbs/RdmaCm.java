@@ -1,5 +1,8 @@
 package dev.rpcrdma.channel.verbs;
 
+import dev.rpcrdma.channel.fabric.ConnectionParameters;
+import dev.rpcrdma.channel.fabric.QpCapabilities;
+import dev.rpcrdma.channel.unix.Libc;
 import static dev.rpcrdma.channel.verbs.NativeMemory.IO;
 
 import dev.rpcrdma.channel.verbs.IbvLayouts.IbvQpCap;
@@ -20,8 +23,8 @@ import java.util.Objects;
  *
  * <p>Asynchronous calls ({@link #resolveAddr}, {@link #resolveRoute}, {@link #connect}, {@link #accept},
  * {@link #disconnect}) return at once; their outcome arrives as an event on the id's event channel, read with
- * {@link #getCmEvent(long)}. That call BLOCKS while no event is pending unless the channel fd was made
- * non-blocking ({@link Posix#setNonBlocking(int)}; then it returns null). {@link #destroyId(long)} blocks until
+ * {@link #getCmEvent(long, CmEventCopy)}. That call BLOCKS while no event is pending unless the channel fd was made
+ * non-blocking ({@link Verbs#setNonBlocking(int)}; then it returns null). {@link #destroyId(long)} blocks until
  * every event of that id has been acked, which {@link #getCmEvent} always does before returning.
  *
  * <p>Typical teardown order: {@link #disconnect}, wait for DISCONNECTED, {@link #destroyQp}, destroy CQs and
@@ -90,21 +93,33 @@ public final class RdmaCm {
         return IO.getInt(handle("channel", channel) + RdmaEventChannel.FD);
     }
 
+    /** What {@link #getCmEvent} makes of one event, copied before the event is acknowledged. */
+    @FunctionalInterface
+    public interface CmEventCopy<T> {
+        /**
+         * {@code status} is 0, a negative errno, or for REJECTED the CM reject reason; {@code id} is, for
+         * CONNECT_REQUEST, a new id owned by the caller, whose listener is {@code listenId} (else 0);
+         * {@code privateData} is the peer's as librdmacm reports it (on IB/RoCE the whole, zero-padded CM message
+         * field), never null.
+         */
+        T copy(int type, int status, long id, long listenId, byte[] privateData, int responderResources,
+               int initiatorDepth) throws NativeCallException;
+    }
+
     /**
-     * Reads the next event, copies it into a {@link CmEventRecord} and acks it. Blocks while none is pending if the
-     * channel fd is blocking; returns null if it is non-blocking and none is pending.
+     * Reads the next event, copies it with {@code copy} and acks it. Blocks while none is pending if the channel fd
+     * is blocking; returns null if it is non-blocking and none is pending.
      */
-    public static CmEventRecord getCmEvent(long channel) throws NativeCallException {
+    public static <T> T getCmEvent(long channel, CmEventCopy<T> copy) throws NativeCallException {
         long[] out = new long[1];
         if (lib().rdma_get_cm_event(handle("channel", channel), out) != 0) {
             int errno = loaded().lastError();
-            if (errno == Posix.EAGAIN) {
+            if (errno == Libc.EAGAIN) {
                 return null;
             }
             throw new NativeCallException("rdma_get_cm_event", errno);
         }
         long event = out[0];
-        CmEventRecord copy;
         try {
             long conn = event + RdmaCmEvent.PARAM_CONN;
             long data = IO.getAddress(conn + RdmaConnParam.PRIVATE_DATA);
@@ -113,7 +128,7 @@ public final class RdmaCm {
             if (privateData.length > 0) {
                 IO.getByteArray(data, privateData, 0, privateData.length);
             }
-            copy = new CmEventRecord(
+            return copy.copy(
                     IO.getInt(event + RdmaCmEvent.EVENT),
                     IO.getInt(event + RdmaCmEvent.STATUS),
                     IO.getAddress(event + RdmaCmEvent.ID),
@@ -124,7 +139,12 @@ public final class RdmaCm {
         } finally {
             check("rdma_ack_cm_event", lib().rdma_ack_cm_event(event));
         }
-        return copy;
+    }
+
+    private static void checkByte(String name, int value) {
+        if (value < 0 || value > 0xFF) {
+            throw new IllegalArgumentException(name + ": " + value + " (expected: 0..255)");
+        }
     }
 
     /** {@code rdma_event_str}, e.g. {@code "RDMA_CM_EVENT_ESTABLISHED"}; works without the library too. */
@@ -189,31 +209,43 @@ public final class RdmaCm {
      * device granted. With {@code sqSigAll} every send WR produces a completion; otherwise only
      * {@code IBV_SEND_SIGNALED} ones (and errors).
      */
-    public static QpCap createQp(long id, long pd, long sendCq, long recvCq, QpCap requested,
+    public static QpCapabilities createQp(long id, long pd, long sendCq, long recvCq, QpCapabilities requested,
                                           boolean sqSigAll) throws NativeCallException {
         return createQp(id, pd, sendCq, recvCq, 0, requested, sqSigAll);
     }
 
-    /** {@link #createQp(long, long, long, long, QpCap, boolean)} with {@code qp_init_attr.srq} ({@code ibv_srq*}, 0: none). */
-    public static QpCap createQp(long id, long pd, long sendCq, long recvCq, long srq, QpCap requested,
-                                 boolean sqSigAll) throws NativeCallException {
+    /**
+     * {@link #createQp(long, long, long, long, QpCapabilities, boolean)} with {@code qp_init_attr.srq}
+     * ({@code ibv_srq*}, 0: none; then {@code maxRecvWr} and {@code maxRecvSge} are 0).
+     */
+    public static QpCapabilities createQp(long id, long pd, long sendCq, long recvCq, long srq,
+                                          QpCapabilities requested, boolean sqSigAll) throws NativeCallException {
+        checkCapabilities(requested);
         ByteBuffer attr = ByteBuffer.allocate(IbvQpInitAttr.SIZE).order(ByteOrder.nativeOrder());
         attr.putLong(IbvQpInitAttr.SEND_CQ, handle("sendCq", sendCq));
         attr.putLong(IbvQpInitAttr.RECV_CQ, handle("recvCq", recvCq));
         attr.putLong(IbvQpInitAttr.SRQ, srq);
         int cap = IbvQpInitAttr.CAP;
-        attr.putInt(cap + IbvQpCap.MAX_SEND_WR, requested.maxSendWr());
-        attr.putInt(cap + IbvQpCap.MAX_RECV_WR, requested.maxRecvWr());
-        attr.putInt(cap + IbvQpCap.MAX_SEND_SGE, requested.maxSendSge());
-        attr.putInt(cap + IbvQpCap.MAX_RECV_SGE, requested.maxRecvSge());
-        attr.putInt(cap + IbvQpCap.MAX_INLINE_DATA, requested.maxInlineData());
+        attr.putInt(cap + IbvQpCap.MAX_SEND_WR, requested.maxSendWr);
+        attr.putInt(cap + IbvQpCap.MAX_RECV_WR, requested.maxRecvWr);
+        attr.putInt(cap + IbvQpCap.MAX_SEND_SGE, requested.maxSendSge);
+        attr.putInt(cap + IbvQpCap.MAX_RECV_SGE, requested.maxRecvSge);
+        attr.putInt(cap + IbvQpCap.MAX_INLINE_DATA, requested.maxInlineData);
         attr.putInt(IbvQpInitAttr.QP_TYPE, IbvConstants.IBV_QPT_RC);
         attr.putInt(IbvQpInitAttr.SQ_SIG_ALL, sqSigAll ? 1 : 0);
         byte[] bytes = attr.array();
         check("rdma_create_qp", lib().rdma_create_qp(handle("id", id), handle("pd", pd), bytes));
-        return new QpCap(attr.getInt(cap + IbvQpCap.MAX_SEND_WR), attr.getInt(cap + IbvQpCap.MAX_RECV_WR),
+        return new QpCapabilities(attr.getInt(cap + IbvQpCap.MAX_SEND_WR), attr.getInt(cap + IbvQpCap.MAX_RECV_WR),
                 attr.getInt(cap + IbvQpCap.MAX_SEND_SGE), attr.getInt(cap + IbvQpCap.MAX_RECV_SGE),
                 attr.getInt(cap + IbvQpCap.MAX_INLINE_DATA));
+    }
+
+    private static void checkCapabilities(QpCapabilities c) {
+        // A queue pair on a shared receive queue has no receive queue of its own: 0 receives (and SGEs).
+        if (c.maxSendWr <= 0 || c.maxSendSge <= 0 || c.maxInlineData < 0 || c.maxRecvWr < 0 || c.maxRecvSge < 0
+                || c.maxRecvWr > 0 && c.maxRecvSge == 0) {
+            throw new IllegalArgumentException("invalid capabilities: " + c);
+        }
     }
 
     /** Destroys the id's QP (flushing outstanding work requests is the caller's business: drain first). */
@@ -222,27 +254,32 @@ public final class RdmaCm {
     }
 
     /** Active side, after ROUTE_RESOLVED and {@link #createQp}: the result is ESTABLISHED, REJECTED... */
-    public static void connect(long id, ConnParam parameters) throws NativeCallException {
-        if (parameters.privateData().length > MAX_CONNECT_PRIVATE_DATA) {
-            throw new IllegalArgumentException("connect private data: " + parameters.privateData().length
+    public static void connect(long id, ConnectionParameters parameters) throws NativeCallException {
+        if (parameters.privateData.length > MAX_CONNECT_PRIVATE_DATA) {
+            throw new IllegalArgumentException("connect private data: " + parameters.privateData.length
                     + " bytes (max " + MAX_CONNECT_PRIVATE_DATA + ")");
         }
         withConnParam("rdma_connect", id, parameters, true);
     }
 
     /** Passive side, on the id of a CONNECT_REQUEST after {@link #createQp}: the result is ESTABLISHED. */
-    public static void accept(long id, ConnParam parameters) throws NativeCallException {
-        if (parameters.privateData().length > MAX_ACCEPT_PRIVATE_DATA) {
-            throw new IllegalArgumentException("accept private data: " + parameters.privateData().length
+    public static void accept(long id, ConnectionParameters parameters) throws NativeCallException {
+        if (parameters.privateData.length > MAX_ACCEPT_PRIVATE_DATA) {
+            throw new IllegalArgumentException("accept private data: " + parameters.privateData.length
                     + " bytes (max " + MAX_ACCEPT_PRIVATE_DATA + ")");
         }
         withConnParam("rdma_accept", id, parameters, false);
     }
 
-    private static void withConnParam(String call, long id, ConnParam p, boolean connect)
+    private static void withConnParam(String call, long id, ConnectionParameters p, boolean connect)
             throws NativeCallException {
+        checkByte("responderResources", p.responderResources);
+        checkByte("initiatorDepth", p.initiatorDepth);
+        if (p.retryCount < 0 || p.retryCount > 7 || p.rnrRetryCount < 0 || p.rnrRetryCount > 7) {
+            throw new IllegalArgumentException("retry counts are 3-bit: " + p.retryCount + ", " + p.rnrRetryCount);
+        }
         handle("id", id);
-        byte[] data = p.privateData();
+        byte[] data = p.privateData;
         // Scratch block: librdmacm copies both the struct and the private data during the call.
         try (NativeMemory scratch = NativeMemory.allocate(RdmaConnParam.SIZE + Math.max(1, data.length))) {
             long param = scratch.address();
@@ -252,10 +289,10 @@ public final class RdmaCm {
             }
             IO.putAddress(param + RdmaConnParam.PRIVATE_DATA, data.length > 0 ? dataAddress : 0);
             IO.putByte(param + RdmaConnParam.PRIVATE_DATA_LEN, (byte) data.length);
-            IO.putByte(param + RdmaConnParam.RESPONDER_RESOURCES, (byte) p.responderResources());
-            IO.putByte(param + RdmaConnParam.INITIATOR_DEPTH, (byte) p.initiatorDepth());
-            IO.putByte(param + RdmaConnParam.RETRY_COUNT, (byte) p.retryCount());
-            IO.putByte(param + RdmaConnParam.RNR_RETRY_COUNT, (byte) p.rnrRetryCount());
+            IO.putByte(param + RdmaConnParam.RESPONDER_RESOURCES, (byte) p.responderResources);
+            IO.putByte(param + RdmaConnParam.INITIATOR_DEPTH, (byte) p.initiatorDepth);
+            IO.putByte(param + RdmaConnParam.RETRY_COUNT, (byte) p.retryCount);
+            IO.putByte(param + RdmaConnParam.RNR_RETRY_COUNT, (byte) p.rnrRetryCount);
             int rc = connect ? lib().rdma_connect(id, param) : lib().rdma_accept(id, param);
             check(call, rc);
         }

@@ -1,5 +1,6 @@
 package dev.rpcrdma.channel.verbs;
 
+import dev.rpcrdma.channel.unix.Libc;
 import static dev.rpcrdma.channel.verbs.NativeMemory.IO;
 
 import dev.rpcrdma.channel.verbs.IbvLayouts.IbvCompChannel;
@@ -26,7 +27,7 @@ import java.util.List;
  * at once needs external serialization (the transport keeps each QP/CQ on one event loop).
  *
  * <p>Blocking calls: only {@link #getCqEvent(long)} blocks (until a completion event arrives) unless its channel
- * fd was made non-blocking with {@link Posix#setNonBlocking(int)}.
+ * fd was made non-blocking with {@link #setNonBlocking(int)}.
  */
 public final class Verbs {
     /**
@@ -205,8 +206,8 @@ public final class Verbs {
     /**
      * Registers {@code [addr, addr + length)} and returns the {@code ibv_mr*}. The memory must stay allocated until
      * {@link #deregMr(long)} returns (use {@link NativeMemory} or a pooled direct buffer the caller keeps, never
-     * GC-managed native memory). {@code access} is an or of {@code IBV_ACCESS_*}; add {@code IBV_ACCESS_MW_BIND}
-     * to bind memory windows over it.
+     * GC-managed native memory). {@code access} is an or of the SPI's {@code AccessFlags} ({@code IBV_ACCESS_*});
+     * add {@code MW_BIND} to bind memory windows over it.
      */
     public static long regMr(long pd, long addr, long length, int access) throws NativeCallException {
         handle("addr", addr);
@@ -338,7 +339,7 @@ public final class Verbs {
         long[] ctx = new long[1];
         if (lib().ibv_get_cq_event(handle("channel", channel), cq, ctx) != 0) {
             int errno = loaded().lastError();
-            if (errno == Posix.EAGAIN) {
+            if (errno == Libc.EAGAIN) {
                 return 0;
             }
             throw new NativeCallException("ibv_get_cq_event", errno);
@@ -356,7 +357,7 @@ public final class Verbs {
                 handle("channel", channel), scratch, scratch + Long.BYTES);
         if (rc != 0) {
             int errno = NativeCalls.lastError();
-            if (errno == Posix.EAGAIN) {
+            if (errno == Libc.EAGAIN) {
                 return 0;
             }
             throw new NativeCallException("ibv_get_cq_event", errno);
@@ -456,7 +457,7 @@ public final class Verbs {
             // a work request after earlier ones of the chain were pushed (e.g. inline data beyond SIW_MAX_INLINE),
             // then overwrites its -EINVAL with the doorbell's result, 0, and returns success with bad_wr set. Taken
             // at its word, the rest of the chain would silently never run (and never complete).
-            throw new NativeCallException(call, rc != 0 ? Math.abs(rc) : Posix.EINVAL,
+            throw new NativeCallException(call, rc != 0 ? Math.abs(rc) : Libc.EINVAL,
                     "work request " + bad + " of " + wrs.count() + " rejected"
                     + (rc != 0 ? "" : " (the provider returned 0 but set bad_wr)"));
         }
@@ -489,5 +490,16 @@ public final class Verbs {
     /** {@code ibv_wc_status_str}, e.g. {@code "remote access error"}. */
     public static String wcStatusString(int status) {
         return lib().ibv_wc_status_str(status);
+    }
+
+    /** Sets {@code O_NONBLOCK} on {@code fd} (a completion channel or event channel fd, before epoll). */
+    public static void setNonBlocking(int fd) throws NativeCallException {
+        int flags = Libc.fcntl(fd, Libc.F_GETFL, 0);
+        if (flags < 0) {
+            throw new NativeCallException("fcntl(F_GETFL)", Libc.errno());
+        }
+        if (Libc.fcntl(fd, Libc.F_SETFL, flags | Libc.O_NONBLOCK) < 0) {
+            throw new NativeCallException("fcntl(F_SETFL)", Libc.errno());
+        }
     }
 }

@@ -8,7 +8,9 @@
  * {@link dev.rpcrdma.channel.verbs.WorkCompletions}), whose static-inline verbs are called through
  * {@code ibv_context->ops} with jffi ({@link dev.rpcrdma.channel.verbs.NativeCalls}).
  *
- * <p>Internal, not API: the bottom layer, importing nothing of the transport. Classes are public only so that the
+ * <p>Internal, not API: the bottom layer, importing of the transport only the fabric SPI's structs
+ * ({@code QpCapabilities}, {@code ConnectionParameters}), whose values it passes to the libraries unchanged, and
+ * libc ({@code dev.rpcrdma.channel.unix}). Classes are public only so that the
  * native fabric ({@code dev.rpcrdma.channel.fabric.ibverbs}, its only user besides {@code NativeCallBenchmark}) can
  * build on them, and the jnr-ffi library interfaces because jnr-ffi implements them in its own class loader; the
  * rest (struct layouts, native memory, the work-request block) is package-private. Native memory given to the

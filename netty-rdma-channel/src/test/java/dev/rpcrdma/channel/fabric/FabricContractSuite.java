@@ -126,7 +126,7 @@ abstract class FabricContractSuite {
     }
 
     /**
-     * A device without memory windows ({@link VerbsDevice#memoryWindows()} false: siw, {@code max_mw} 0) refuses
+     * A device without memory windows ({@link VerbsDevice#memoryWindowsSupported()} false: siw, {@code max_mw} 0) refuses
      * {@code ibv_alloc_mw} cleanly, naming it, with {@code EOPNOTSUPP} (rdma-core's ibv_alloc_mw where the provider
      * has none), and leaves nothing behind.
      */
@@ -705,7 +705,7 @@ abstract class FabricContractSuite {
     @Test
     void memoryWindowIsUsableUntilSendWithInvalidateInvalidatesIt() throws Exception {
         try (FabricHarness.Pair p = pair(ALL, ALL, INFINITE_RNR)) {
-            if (!p.server.id.device().memoryWindows()) {
+            if (!p.server.id.device().memoryWindowsSupported()) {
                 assertNoWindows(p.server.pd);
                 return;
             }
@@ -747,7 +747,7 @@ abstract class FabricContractSuite {
     void windowRequiresBindAccessAndIsReachableOnlyThroughItsQueuePair() throws Exception {
         try (FabricHarness.Pair p = pair(AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ, ALL,
                 INFINITE_RNR)) {
-            if (!p.server.id.device().memoryWindows()) {
+            if (!p.server.id.device().memoryWindowsSupported()) {
                 assertNoWindows(p.server.pd);
                 return;
             }
@@ -768,9 +768,9 @@ abstract class FabricContractSuite {
             if (iwarp(p)) {
                 // iWARP: a Send with Invalidate may name any STag of the receiver's protection domain, a region's
                 // included (RFC 5040 §6.3, §7.2: only a foreign PD or a window bound to another QP is an error), and
-                // siw's user completions do not report it (VerbsDevice.remoteInvalidationReported). The Send is
+                // siw's user completions do not report it (VerbsDevice.remoteInvalidationSupported). The Send is
                 // delivered; the region's key is dead afterwards.
-                assertFalse(p.server.id.device().remoteInvalidationReported());
+                assertFalse(p.server.id.device().remoteInvalidationSupported());
                 assertStatus(WcStatus.SUCCESS, p.client.awaitCompletions(1).get(0));
                 long[] r = p.server.awaitCompletions(1).get(0);
                 assertStatus(WcStatus.SUCCESS, r);
@@ -795,7 +795,7 @@ abstract class FabricContractSuite {
     void deregisteredRegionKeysStopWorkingAndBoundRegionsCannotBeDeregistered() throws Exception {
         try (FabricHarness.Pair p = pair(ALL, ALL, INFINITE_RNR)) {
             MemoryRegion second = p.server.pd.registerMemory(p.server.address(), 1024, ALL);
-            if (!p.server.id.device().memoryWindows()) {
+            if (!p.server.id.device().memoryWindowsSupported()) {
                 // No windows to bind: a region's key still dies with its deregistration.
                 p.server.autoClose(second);
                 assertNoWindows(p.server.pd);

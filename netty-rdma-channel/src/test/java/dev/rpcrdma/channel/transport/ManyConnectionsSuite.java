@@ -6,7 +6,8 @@ import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaReceive;
 import dev.rpcrdma.channel.RdmaServerChannel;
-import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.testing.FabricSuite;
+import dev.rpcrdma.channel.testing.TestFabric;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
@@ -19,7 +20,6 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,20 +38,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * per connection), an active connection's ping-pong still works beside them, and everything closes back to the
  * baseline. {@value #DEFAULT_CONNECTIONS} connections by default ({@code -Drdma.test.idleConnections}).
  */
-abstract class ManyConnectionsSuite {
+abstract class ManyConnectionsSuite extends FabricSuite {
     static final int DEFAULT_CONNECTIONS = 1000;
     static final int CONNECTIONS = Integer.getInteger("rdma.test.idleConnections", DEFAULT_CONNECTIONS);
     static final int LOOPS = 2;
     static final long TIMEOUT = 120;
 
-    /** The fabric under test. */
-    abstract Fabric fabric();
-
-    /** The address the server listens on. */
-    abstract InetAddress address();
-
-    /** Live device objects per kind (the software fabric's counts, or {@code rdma resource show} on a device). */
-    abstract Map<String, Integer> resources();
+    ManyConnectionsSuite(TestFabric testFabric) {
+        super(testFabric);
+    }
 
     /** Small idle connections: 2 receives of 1 KiB (plus one spare), 2 send slots of 1 KiB. */
     static void idleSizes(BiConsumer<ChannelOption<Integer>, Integer> option) {

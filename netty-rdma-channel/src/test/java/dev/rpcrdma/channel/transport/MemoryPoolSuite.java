@@ -14,10 +14,11 @@ import dev.rpcrdma.channel.RdmaServerChannel;
 import dev.rpcrdma.channel.RdmaWorkRequestException;
 import dev.rpcrdma.channel.RdmaWrite;
 import dev.rpcrdma.channel.fabric.AccessFlags;
-import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.fabric.WcStatus;
-import dev.rpcrdma.channel.transport.RdmaTransportSuite.Advert;
-import dev.rpcrdma.channel.transport.RdmaTransportSuite.Collect;
+import dev.rpcrdma.channel.testing.FabricSuite;
+import dev.rpcrdma.channel.testing.TestFabric;
+import dev.rpcrdma.channel.transport.RdmaTransportFixture.Advert;
+import dev.rpcrdma.channel.transport.RdmaTransportFixture.Collect;
 import dev.rpcrdma.testing.LeakDetectionExtension;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -34,7 +35,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,9 +46,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
-import static dev.rpcrdma.channel.transport.RdmaTransportSuite.TIMEOUT;
-import static dev.rpcrdma.channel.transport.RdmaTransportSuite.bytes;
-import static dev.rpcrdma.channel.transport.RdmaTransportSuite.pattern;
+import static dev.rpcrdma.channel.transport.RdmaTransportFixture.TIMEOUT;
+import static dev.rpcrdma.channel.transport.RdmaTransportFixture.bytes;
+import static dev.rpcrdma.channel.transport.RdmaTransportFixture.pattern;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -65,29 +65,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * VM stage): registration by whole slabs only, accounting back to zero, exposure through a window over one piece
  * (the slab's own keys grant nothing remotely), exhaustion that waits instead of failing, and close with pieces out.
  */
-abstract class MemoryPoolSuite {
+abstract class MemoryPoolSuite extends FabricSuite {
     private static final int SLAB = 64 * 1024;
 
     EventLoopGroup group;
     final List<Channel> channels = new ArrayList<>();
 
-    /** The fabric under test. */
-    abstract Fabric fabric();
-
-    /** The address servers listen on. */
-    abstract InetAddress address();
-
-    /** Live device objects per kind. */
-    abstract Map<String, Integer> resources();
+    MemoryPoolSuite(TestFabric testFabric) {
+        super(testFabric);
+    }
 
     @BeforeEach
     void startLoop() {
         group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().fabric(fabric())));
     }
 
-    /** How long the loops may take to shut down once every channel was asked to close. */
+    /**
+     * How long the loops may take to shut down once every channel was asked to close. On rxe a connection whose
+     * responder side failed an access check (the slab-key write) is torn down only after the RDMA-CM gives up on the
+     * peer's disconnect, about 51 s later.
+     */
     long shutdownSeconds() {
-        return 3L * TIMEOUT;
+        return testFabric.isNative() ? 120 : 3L * TIMEOUT;
     }
 
     @AfterEach

@@ -1,42 +1,19 @@
 package dev.rpcrdma.channel.transport;
 
 import dev.rpcrdma.channel.testing.DeviceResourceBaseline;
-import dev.rpcrdma.channel.fabric.Fabric;
-import dev.rpcrdma.channel.fabric.Fabrics;
-import dev.rpcrdma.channel.testing.NativeTestDevice;
-import org.junit.jupiter.api.BeforeEach;
+import dev.rpcrdma.channel.testing.TestFabric;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.net.InetAddress;
-import java.util.Map;
-
 /**
- * The transport suite over the native fabric (libibverbs/librdmacm on Soft-RoCE): only in the VM stage
- * ({@code tools/vm/run-rdma-tests}); the address is {@code -Drdma.test.address} (default 192.0.2.1, the VM's dummy0).
+ * The transport suite's data path over the native fabric: only in the VM stage ({@code tools/vm/run-rdma-tests}), on
+ * the device {@code NativeTestDevice} names; the device's resource counts must be back at their baseline after the
+ * class.
  */
 @Tag("rdma-device")
 @ExtendWith(DeviceResourceBaseline.class)
 class NativeFabricTransportTest extends RdmaTransportSuite {
-    @Override
-    @BeforeEach
-    void startLoop() {
-        NativeTestDevice.assumeNativeFabric("the transport suite ran only on the software fabric");
-        super.startLoop();
-    }
-
-    @Override
-    Fabric fabric() {
-        return Fabrics.findNative();
-    }
-
-    @Override
-    Map<String, Integer> resources() {
-        return RdmaResources.show();
-    }
-
-    @Override
-    InetAddress address() {
-        return NativeTestDevice.address();
+    NativeFabricTransportTest() {
+        super(TestFabric.NATIVE);
     }
 }

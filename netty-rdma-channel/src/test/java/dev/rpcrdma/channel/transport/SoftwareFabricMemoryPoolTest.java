@@ -1,25 +1,10 @@
 package dev.rpcrdma.channel.transport;
 
-import dev.rpcrdma.channel.fabric.Fabric;
-import dev.rpcrdma.channel.fabric.software.SoftwareFabric;
-
-import java.net.InetAddress;
-import java.util.Map;
+import dev.rpcrdma.channel.testing.TestFabric;
 
 /** The memory pool suite over the in-process software fabric (runs in {@code mvn verify}). */
 class SoftwareFabricMemoryPoolTest extends MemoryPoolSuite {
-    @Override
-    Fabric fabric() {
-        return SoftwareFabric.instance();
-    }
-
-    @Override
-    InetAddress address() {
-        return InetAddress.getLoopbackAddress();
-    }
-
-    @Override
-    Map<String, Integer> resources() {
-        return SoftwareFabric.instance().resourceCounts();
+    SoftwareFabricMemoryPoolTest() {
+        super(TestFabric.SOFTWARE);
     }
 }

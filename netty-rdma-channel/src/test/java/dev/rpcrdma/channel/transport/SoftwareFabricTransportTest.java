@@ -1,37 +1,10 @@
 package dev.rpcrdma.channel.transport;
 
-import dev.rpcrdma.channel.fabric.Fabric;
-import dev.rpcrdma.channel.fabric.software.SoftwareFabric;
+import dev.rpcrdma.channel.testing.TestFabric;
 
-import java.net.InetAddress;
-import java.util.Map;
-
-/** The transport suite over the in-process software fabric (runs in {@code mvn verify}). */
+/** The transport suite's data path over the in-process software fabric (runs in {@code mvn verify}). */
 class SoftwareFabricTransportTest extends RdmaTransportSuite {
-    @Override
-    Fabric fabric() {
-        return SoftwareFabric.instance();
-    }
-
-    @Override
-    InetAddress address() {
-        return InetAddress.getLoopbackAddress();
-    }
-
-    @Override
-    boolean slowFlushes(long millis) {
-        SoftwareFabric.instance().flushDelayMillis(millis);
-        return true;
-    }
-
-    @Override
-    boolean slowQueuePairDestroys(long millis) {
-        SoftwareFabric.instance().destroyQpDelayMillis(millis);
-        return true;
-    }
-
-    @Override
-    Map<String, Integer> resources() {
-        return SoftwareFabric.instance().resourceCounts();
+    SoftwareFabricTransportTest() {
+        super(TestFabric.SOFTWARE);
     }
 }

@@ -1,9 +1,11 @@
 package dev.rpcrdma.channel.verbs;
 
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_ACCESS_LOCAL_WRITE;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_ACCESS_MW_BIND;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_ACCESS_REMOTE_READ;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_ACCESS_REMOTE_WRITE;
+import dev.rpcrdma.channel.fabric.QpCapabilities;
+import dev.rpcrdma.channel.unix.Libc;
+import static dev.rpcrdma.channel.fabric.AccessFlags.LOCAL_WRITE;
+import static dev.rpcrdma.channel.fabric.AccessFlags.MW_BIND;
+import static dev.rpcrdma.channel.fabric.AccessFlags.REMOTE_READ;
+import static dev.rpcrdma.channel.fabric.AccessFlags.REMOTE_WRITE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -19,8 +21,8 @@ import java.util.List;
  */
 final class Endpoint implements AutoCloseable {
     static final int BUFFER_SIZE = 64 * 1024;
-    static final int ACCESS = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ
-            | IBV_ACCESS_MW_BIND;
+    static final int ACCESS = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ
+            | MW_BIND;
     static final long TIMEOUT_MS = 20_000;
 
     /** One work completion copied out of {@link WorkCompletions}. */
@@ -64,8 +66,8 @@ final class Endpoint implements AutoCloseable {
         cq = Verbs.createCq(context, 32, 0, compChannel, 0);
         buffer = NativeMemory.allocate(BUFFER_SIZE);
         mr = Verbs.regMr(pd, buffer.address(), BUFFER_SIZE, ACCESS);
-        QpCap granted = RdmaCm.createQp(id, pd, cq, cq, new QpCap(8, 8, 2, 1, 0), false);
-        assertTrue(granted.maxSendWr() >= 8 && granted.maxRecvWr() >= 8, name + ": granted " + granted);
+        QpCapabilities granted = RdmaCm.createQp(id, pd, cq, cq, new QpCapabilities(8, 8, 2, 1, 0), false);
+        assertTrue(granted.maxSendWr >= 8 && granted.maxRecvWr >= 8, name + ": granted " + granted);
         qp = RdmaCm.qp(id);
         assertTrue(qp != 0, name + ": no QP on the id");
     }
@@ -129,6 +131,15 @@ final class Endpoint implements AutoCloseable {
      * once (a completion may have arrived before arming), else wait for the channel fd with poll(2), take the
      * event with {@code ibv_get_cq_event} and ack it, and poll again.
      */
+    /** {@link Libc#poll}, its failure as a {@link NativeCallException}. */
+    static int poll(int fd, int events, int timeoutMillis) throws NativeCallException {
+        int revents = Libc.poll(fd, events, timeoutMillis);
+        if (revents < 0) {
+            throw new NativeCallException("poll", Libc.errno());
+        }
+        return revents;
+    }
+
     Wc awaitOneByChannel() throws NativeCallException {
         long deadline = System.nanoTime() + TIMEOUT_MS * 1_000_000;
         while (System.nanoTime() < deadline) {
@@ -137,8 +148,8 @@ final class Endpoint implements AutoCloseable {
             if (n == 1) {
                 return copy(0);
             }
-            int revents = Posix.poll(Verbs.compChannelFd(compChannel), Posix.POLLIN, 1000);
-            if ((revents & Posix.POLLIN) != 0) {
+            int revents = Endpoint.poll(Verbs.compChannelFd(compChannel), Libc.POLLIN, 1000);
+            if ((revents & Libc.POLLIN) != 0) {
                 // The fd is readable: returns without blocking. Through the event loop's path (jffi, native scratch).
                 long eventCq = Verbs.getCqEvent(compChannel, cqEventScratch);
                 assertEquals(cq, eventCq, name + ": event for another CQ");

@@ -1,5 +1,8 @@
 package dev.rpcrdma.channel.verbs;
 
+import dev.rpcrdma.channel.fabric.ConnectionParameters;
+import dev.rpcrdma.channel.fabric.QpCapabilities;
+import dev.rpcrdma.channel.unix.Libc;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -33,7 +36,7 @@ class FacadeErrorsTest {
         assertEquals("rdma_resolve_addr failed: No such device (errno 19)", e.getMessage());
         assertEquals("rdma_resolve_addr", e.call());
         assertEquals(19, e.errno());
-        assertEquals("Connection refused", Posix.strerror(111));
+        assertEquals("Connection refused", Libc.strerror(111));
     }
 
     @Test
@@ -53,7 +56,7 @@ class FacadeErrorsTest {
         NativeCallException e = assertThrows(NativeCallException.class, Verbs::deviceNames);
         assertEquals("ibv_get_device_list", e.call());
         assertTrue(e.errno() > 0);
-        assertTrue(e.getMessage().contains(Posix.strerror(e.errno())), e.getMessage());
+        assertTrue(e.getMessage().contains(Libc.strerror(e.errno())), e.getMessage());
     }
 
     /**
@@ -71,7 +74,7 @@ class FacadeErrorsTest {
         long channel = memory.allocateMemory(IbvLayouts.IbvCompChannel.SIZE, true);
         long scratch = Verbs.allocateCqEventScratch();
         try {
-            Posix.setNonBlocking(pipe[0].intValue());
+            Verbs.setNonBlocking(pipe[0].intValue());
             memory.putInt(channel + IbvLayouts.IbvCompChannel.FD, pipe[0].intValue());
             assertEquals(pipe[0].intValue(), Verbs.compChannelFd(channel));
             assertEquals(0, Verbs.getCqEvent(channel, scratch), "no event pending");
@@ -97,19 +100,22 @@ class FacadeErrorsTest {
         assertThrows(IllegalArgumentException.class, () -> Verbs.pollCq(0, 1, 0x1000));
         assertThrows(IllegalArgumentException.class, () -> Verbs.allocMw(0, IbvConstants.IBV_MW_TYPE_2));
         assertThrows(IllegalArgumentException.class, () -> RdmaCm.destroyId(0));
-        assertThrows(IllegalArgumentException.class, () -> RdmaCm.getCmEvent(0));
+        assertThrows(IllegalArgumentException.class, () -> RdmaCm.getCmEvent(0, CmEventRecord::new));
         assertThrows(IllegalArgumentException.class, () -> RdmaCm.qp(0));
     }
 
     @Test
     void privateDataLimitsAreCheckedBeforeTheCall() {
         byte[] tooLong = new byte[RdmaCm.MAX_CONNECT_PRIVATE_DATA + 1];
-        assertThrows(IllegalArgumentException.class, () -> RdmaCm.connect(0x1000, ConnParam.of(tooLong)));
+        assertThrows(IllegalArgumentException.class, () -> RdmaCm.connect(0x1000, Loopback.connParam(tooLong)));
         assertThrows(IllegalArgumentException.class,
                 () -> RdmaCm.reject(0x1000, new byte[RdmaCm.MAX_REJECT_PRIVATE_DATA + 1]));
-        assertThrows(IllegalArgumentException.class, () -> new ConnParam(new byte[0], 256, 1, 7, 7));
-        assertThrows(IllegalArgumentException.class, () -> new ConnParam(new byte[0], 1, 1, 8, 7));
-        assertThrows(IllegalArgumentException.class, () -> new QpCap(0, 1, 1, 1, 0));
+        assertThrows(IllegalArgumentException.class,
+                () -> RdmaCm.connect(0x1000, new ConnectionParameters(new byte[0], 256, 1, 7, 7)));
+        assertThrows(IllegalArgumentException.class,
+                () -> RdmaCm.accept(0x1000, new ConnectionParameters(new byte[0], 1, 1, 8, 7)));
+        assertThrows(IllegalArgumentException.class, () -> RdmaCm.createQp(0x1000, 0x1000, 0x1000, 0x1000,
+                new QpCapabilities(0, 1, 1, 1, 0), false));
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.rpcrdma.channel.verbs;
 
+import dev.rpcrdma.channel.fabric.ConnectionParameters;
+import dev.rpcrdma.channel.unix.Libc;
 import static dev.rpcrdma.channel.verbs.RdmaCmConstants.RDMA_CM_EVENT_ADDR_RESOLVED;
 import static dev.rpcrdma.channel.verbs.RdmaCmConstants.RDMA_CM_EVENT_CONNECT_REQUEST;
 import static dev.rpcrdma.channel.verbs.RdmaCmConstants.RDMA_CM_EVENT_DISCONNECTED;
@@ -65,7 +67,7 @@ final class Loopback implements AutoCloseable {
             RdmaCm.resolveRoute(clientId, 5000);
             expect(c.clientChannel, RDMA_CM_EVENT_ROUTE_RESOLVED, clientId);
             c.client = new Endpoint("client", clientId);
-            RdmaCm.connect(clientId, ConnParam.of(CLIENT_PRIVATE_DATA));
+            RdmaCm.connect(clientId, connParam(CLIENT_PRIVATE_DATA));
             ok = true;
             return c;
         } finally {
@@ -91,7 +93,7 @@ final class Loopback implements AutoCloseable {
         try {
             CmEventRecord request = c.connectRequest();
             c.server = new Endpoint("server", request.id());
-            RdmaCm.accept(request.id(), ConnParam.of(SERVER_PRIVATE_DATA));
+            RdmaCm.accept(request.id(), connParam(SERVER_PRIVATE_DATA));
 
             CmEventRecord established = expect(c.clientChannel, RDMA_CM_EVENT_ESTABLISHED, c.client.id);
             assertPrivateData(SERVER_PRIVATE_DATA, established, "ESTABLISHED at the client");
@@ -106,6 +108,11 @@ final class Loopback implements AutoCloseable {
     }
 
     /** The peer's bytes come first; IB/RoCE pads the CM message field with zeros after them. */
+    /** {@code privateData} with device-maximum READ depths (librdmacm's 0xFF), retry count 7 and RNR retry 7. */
+    static ConnectionParameters connParam(byte[] privateData) {
+        return new ConnectionParameters(privateData, 0xFF, 0xFF, 7, 7);
+    }
+
     static void assertPrivateData(byte[] expected, CmEventRecord event, String where) {
         byte[] got = event.privateData();
         assertTrue(got.length >= expected.length, where + ": private data " + got.length + " bytes");
@@ -133,10 +140,10 @@ final class Loopback implements AutoCloseable {
             if (left <= 0) {
                 fail("no " + RdmaCm.eventName(type) + " within " + Endpoint.TIMEOUT_MS + " ms");
             }
-            if ((Posix.poll(RdmaCm.eventChannelFd(channel), Posix.POLLIN, (int) left) & Posix.POLLIN) == 0) {
+            if ((Endpoint.poll(RdmaCm.eventChannelFd(channel), Libc.POLLIN, (int) left) & Libc.POLLIN) == 0) {
                 continue;
             }
-            CmEventRecord event = RdmaCm.getCmEvent(channel);
+            CmEventRecord event = RdmaCm.getCmEvent(channel, CmEventRecord::new);
             if (event.type() == RDMA_CM_EVENT_TIMEWAIT_EXIT && type != RDMA_CM_EVENT_TIMEWAIT_EXIT) {
                 continue;
             }

@@ -1,7 +1,8 @@
 package dev.rpcrdma.channel.verbs;
 
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_ACCESS_REMOTE_READ;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_ACCESS_REMOTE_WRITE;
+import dev.rpcrdma.channel.unix.Libc;
+import static dev.rpcrdma.channel.fabric.AccessFlags.REMOTE_READ;
+import static dev.rpcrdma.channel.fabric.AccessFlags.REMOTE_WRITE;
 import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_QPS_ERR;
 import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_QPS_RTS;
 import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_BIND_MW;
@@ -97,7 +98,7 @@ class SoftRoceVerbsTest {
             NativeCallException b = assertThrows(NativeCallException.class,
                     () -> RdmaCm.bindAddr(id, new InetSocketAddress(InetAddress.getByName("198.51.100.1"), 0)));
             assertEquals("rdma_bind_addr", b.call());
-            assertTrue(b.getMessage().contains(Posix.strerror(b.errno())), b.getMessage());
+            assertTrue(b.getMessage().contains(Libc.strerror(b.errno())), b.getMessage());
         } finally {
             RdmaCm.destroyId(id);
             RdmaCm.destroyEventChannel(channel);
@@ -116,7 +117,7 @@ class SoftRoceVerbsTest {
             assertEquals(device, Verbs.deviceName(client.context));
             assertEquals(device, Verbs.deviceName(server.context));
             // A non-blocking completion channel reports "no event" instead of blocking.
-            Posix.setNonBlocking(Verbs.compChannelFd(client.compChannel));
+            Verbs.setNonBlocking(Verbs.compChannelFd(client.compChannel));
             assertEquals(0, Verbs.getCqEvent(client.compChannel));
             long scratch = Verbs.allocateCqEventScratch();
             try {
@@ -180,7 +181,7 @@ class SoftRoceVerbsTest {
             long mw = server.allocMw();
             int windowRkey = Verbs.incRkey(Verbs.mwRkey(mw));
             server.postSend(4, IBV_WR_BIND_MW, (w, i) -> w.bindMw(i, mw, windowRkey, server.mr, server.addr(40960),
-                    4096, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE));
+                    4096, REMOTE_READ | REMOTE_WRITE));
             assertOk(server.pollOne(), 4, IBV_WC_BIND_MW);
             assertNotEquals(server.rkey(), windowRkey);
             byte[] throughWindow = bytes(random, 4096);

@@ -1,5 +1,6 @@
 package dev.rpcrdma.channel.verbs;
 
+import dev.rpcrdma.channel.fabric.AccessFlags;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -231,6 +232,25 @@ class StructLayoutsTest {
         size("SockaddrIn6.SIZE", "sockaddr_in6");
     }
 
+    /** The SPI's constants (Java name to C expression) that the bindings pass to the library unchanged. */
+    private static final Map<String, String> SPI_CONSTANTS = new LinkedHashMap<>();
+
+    static {
+        for (Field f : constants(AccessFlags.class)) {
+            SPI_CONSTANTS.put("AccessFlags." + f.getName(), "IBV_ACCESS_" + f.getName());
+        }
+    }
+
+    @Test
+    void theSpisAccessFlagsAreTheHeadersBits() throws Exception {
+        Map<String, Long> java = new TreeMap<>();
+        for (Field f : constants(AccessFlags.class)) {
+            java.put("AccessFlags." + f.getName(), f.getLong(null));
+        }
+        assertEquals(5, java.size(), "access flags found: " + java);
+        assertMatches(java);
+    }
+
     private static void off(String javaName, String struct, String member) {
         LAYOUTS.put(javaName, "offsetof(struct " + struct + ", " + member + ")");
     }
@@ -266,6 +286,7 @@ class StructLayoutsTest {
         for (String constant : constantNames()) {
             all.put(constant, constant);
         }
+        all.putAll(SPI_CONSTANTS);
         all.forEach((name, expr) -> c.append("    P(\"").append(name).append("\", ").append(expr).append(");\n"));
         c.append("    return 0;\n}\n");
         Path source = dir.resolve("layouts.c");

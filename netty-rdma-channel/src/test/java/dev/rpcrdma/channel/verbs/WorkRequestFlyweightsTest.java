@@ -1,7 +1,7 @@
 package dev.rpcrdma.channel.verbs;
 
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_ACCESS_REMOTE_READ;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_ACCESS_REMOTE_WRITE;
+import static dev.rpcrdma.channel.fabric.AccessFlags.REMOTE_READ;
+import static dev.rpcrdma.channel.fabric.AccessFlags.REMOTE_WRITE;
 import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_SEND_SIGNALED;
 import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_WITH_INV;
 import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_BIND_MW;
@@ -33,7 +33,7 @@ class WorkRequestFlyweightsTest {
             int write = wrs.add(2, IBV_WR_RDMA_WRITE, 0);
             wrs.addSge(write, 0x5000, 4096, 7).rdma(write, 0xDEAD_BEEF_0000L, 0x12345678);
             int bind = wrs.add(3, IBV_WR_BIND_MW, IBV_SEND_SIGNALED);
-            wrs.bindMw(bind, 0xA000, 0x00ABCD01, 0xB000, 0xC000, 8192, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
+            wrs.bindMw(bind, 0xA000, 0x00ABCD01, 0xB000, 0xC000, 8192, REMOTE_READ | REMOTE_WRITE);
             int inv = wrs.add(4, IBV_WR_SEND_WITH_INV, 0);
             wrs.invalidateRkey(inv, 0x00ABCD01);
 
@@ -76,7 +76,7 @@ class WorkRequestFlyweightsTest {
             assertEquals(0xB000, IO.getAddress(w2 + 96));
             assertEquals(0xC000, IO.getLong(w2 + 104));
             assertEquals(8192, IO.getLong(w2 + 112));
-            assertEquals(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE, IO.getInt(w2 + 120));
+            assertEquals(REMOTE_READ | REMOTE_WRITE, IO.getInt(w2 + 120));
 
             assertEquals(w3, IO.getAddress(w2 + 8));
             assertEquals(0x00ABCD01, IO.getInt(w3 + 36)); // invalidate_rkey, host order

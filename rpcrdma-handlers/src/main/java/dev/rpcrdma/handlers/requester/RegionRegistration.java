@@ -13,7 +13,7 @@ import java.io.IOException;
 
 /**
  * Chunk memory exposed through a memory region registered per call over exactly the buffer with exactly the rights
- * its chunks need ({@code ibv_reg_mr}), for devices without memory windows ({@code max_mw} 0, e.g. Soft-iWARP);
+ * its chunks need ({@code ibv_reg_mr}), for devices without memory windows ({@code max_mw} 0);
  * ending it deregisters the region ({@code ibv_dereg_mr}: the key is dead when it returns) before the buffer goes
  * back. Two system calls and the pinning of the buffer's pages per exposed buffer, so only calls with chunks pay
  * it. Remote invalidation is never offered with these keys (on such a device it could reach any key of the

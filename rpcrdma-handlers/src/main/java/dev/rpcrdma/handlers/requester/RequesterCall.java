@@ -21,7 +21,7 @@ import java.util.List;
  * it: its exposure (the memory the responder may reach), the Write list and Reply chunk it provisioned and where
  * each lies in the write region. It checks a reply's transport header against what it provided (RFC 8166 §3.4.6,
  * §4.5), cuts the reply's stream and placed items out of its memory, and listens to its Send's write promise so a
- * Send that fails gives its credit and exposure back. Pooled per requester (issue 17: no allocation per call): it
+ * Send that fails gives its credit and exposure back. Pooled per requester (no allocation per call): it
  * counts what may still reach it and goes back to the requester's free list only when nothing can, see
  * {@link #release()}. Event-loop confined, like its requester.
  */

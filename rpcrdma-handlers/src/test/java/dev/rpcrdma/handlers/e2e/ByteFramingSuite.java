@@ -4,7 +4,8 @@ import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaServerChannel;
-import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.testing.FabricSuite;
+import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaErrorException;
@@ -41,7 +42,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -72,7 +72,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * TCP codec handlers: record-mark encoder, message decoder and encoder, dispatcher) with only its framing swapped,
  * against our native client; a byte-framed client against our native server; the backchannel both ways in bytes.
  */
-abstract class ByteFramingSuite {
+abstract class ByteFramingSuite extends FabricSuite {
     static final long TIMEOUT = 180;
 
     /** The test program's binding: ECHO's and FILL's results and ECHO's argument are DDP-eligible opaques. */
@@ -118,9 +118,9 @@ abstract class ByteFramingSuite {
     EventLoopGroup group;
     final List<Channel> channels = new ArrayList<>();
 
-    abstract Fabric fabric();
-
-    abstract InetAddress address();
+    ByteFramingSuite(TestFabric testFabric) {
+        super(testFabric);
+    }
 
     @BeforeEach
     void startLoop() {

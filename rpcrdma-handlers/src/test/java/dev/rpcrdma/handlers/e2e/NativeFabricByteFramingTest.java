@@ -1,14 +1,9 @@
 package dev.rpcrdma.handlers.e2e;
 
-import dev.rpcrdma.channel.fabric.Fabric;
-import dev.rpcrdma.channel.fabric.Fabrics;
 import dev.rpcrdma.channel.testing.DeviceResourceBaseline;
-import dev.rpcrdma.channel.testing.NativeTestDevice;
-import org.junit.jupiter.api.BeforeEach;
+import dev.rpcrdma.channel.testing.TestFabric;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
-
-import java.net.InetAddress;
 
 /**
  * The byte framing suite over the native fabric (libibverbs/librdmacm on Soft-RoCE): only in the VM stage
@@ -18,20 +13,7 @@ import java.net.InetAddress;
 @Tag("rdma-device")
 @ExtendWith(DeviceResourceBaseline.class)
 class NativeFabricByteFramingTest extends ByteFramingSuite {
-    @Override
-    @BeforeEach
-    void startLoop() {
-        NativeTestDevice.assumeNativeFabric("the byte framing ran only on the software fabric");
-        super.startLoop();
-    }
-
-    @Override
-    Fabric fabric() {
-        return Fabrics.findNative();
-    }
-
-    @Override
-    InetAddress address() {
-        return NativeTestDevice.address();
+    NativeFabricByteFramingTest() {
+        super(TestFabric.NATIVE);
     }
 }

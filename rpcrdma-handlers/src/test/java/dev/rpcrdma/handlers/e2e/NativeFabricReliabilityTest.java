@@ -1,14 +1,10 @@
 package dev.rpcrdma.handlers.e2e;
 
-import dev.rpcrdma.channel.fabric.Fabric;
-import dev.rpcrdma.channel.fabric.Fabrics;
 import dev.rpcrdma.channel.testing.DeviceResourceBaseline;
-import dev.rpcrdma.channel.transport.RdmaResources;
-import dev.rpcrdma.channel.testing.NativeTestDevice;
+import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.client.RpcConnectionClosedException;
 import dev.rpcrdma.oncrpc.server.RpcServerLimits;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -17,11 +13,9 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -37,21 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("rdma-device")
 @ExtendWith(DeviceResourceBaseline.class)
 class NativeFabricReliabilityTest extends RpcRdmaReliabilitySuite {
-    @Override
-    @BeforeEach
-    void startLoop() {
-        NativeTestDevice.assumeNativeFabric("RPC-over-RDMA ran only on the software fabric");
-        super.startLoop();
-    }
-
-    @Override
-    Fabric fabric() {
-        return Fabrics.findNative();
-    }
-
-    @Override
-    InetAddress address() {
-        return NativeTestDevice.address();
+    NativeFabricReliabilityTest() {
+        super(TestFabric.NATIVE);
     }
 
     /**
@@ -104,20 +85,5 @@ class NativeFabricReliabilityTest extends RpcRdmaReliabilitySuite {
         }).get(TIMEOUT, TimeUnit.SECONDS);
         assertNotNull(line, () -> "the server process ended early (status " + peer.exitValue() + ')');
         return line;
-    }
-
-    @Override
-    int soakSeconds() {
-        return Integer.getInteger("soak.seconds", 40);
-    }
-
-    @Override
-    Map<String, Integer> resources() {
-        return RdmaResources.show();
-    }
-
-    @Override
-    boolean failPostSends(int count, boolean sendsOnly) {
-        return false; // no real means on rxe
     }
 }

@@ -7,6 +7,7 @@ import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaReceive;
 import dev.rpcrdma.channel.RdmaServerChannel;
 import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
@@ -35,6 +36,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
@@ -69,9 +72,38 @@ abstract class RpcRdmaBackchannelSuite extends BackchannelSuite {
     final RpcRdmaStats clientRdmaStats = new RpcRdmaStats();
     RpcRdmaConfig clientConfig = RpcRdmaConfig.DEFAULT.withBackwardCredits(BACKWARD_CREDITS);
 
-    abstract Fabric fabric();
+    /** The fabric under test, from the permutation source. */
+    final TestFabric testFabric;
 
-    abstract InetAddress address();
+    RpcRdmaBackchannelSuite(TestFabric testFabric) {
+        this.testFabric = testFabric;
+    }
+
+    Fabric fabric() {
+        return testFabric.fabric();
+    }
+
+    /** The address servers listen on. */
+    InetAddress address() {
+        return testFabric.address();
+    }
+
+    @Override
+    @BeforeEach
+    protected void start() throws Exception {
+        testFabric.setUp(getClass().getSimpleName());
+        super.start();
+    }
+
+    @Override
+    @AfterEach
+    protected void stop() throws Exception {
+        try {
+            super.stop();
+        } finally {
+            testFabric.tearDown();
+        }
+    }
 
     @Override
     protected EventLoopGroup newGroup() {

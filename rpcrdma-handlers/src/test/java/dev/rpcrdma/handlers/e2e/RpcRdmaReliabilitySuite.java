@@ -9,7 +9,8 @@ import dev.rpcrdma.channel.RdmaSend;
 import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaServerChannel;
-import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.testing.FabricSuite;
+import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
@@ -43,7 +44,6 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -76,7 +76,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * completed RPCs are delivered exactly once, pending ones fail within their timeout with a clear exception, another
  * connection on the same event loop keeps working, and no buffer leaks (paranoid leak detection fails the class).
  */
-abstract class RpcRdmaReliabilitySuite {
+abstract class RpcRdmaReliabilitySuite extends FabricSuite {
 
     static final long TIMEOUT = 120;
     /** A procedure that answers only when the test says so. */
@@ -101,15 +101,14 @@ abstract class RpcRdmaReliabilitySuite {
     /** What raw peers received (copies), released after each test. */
     final List<ByteBuf> received = new ArrayList<>();
 
-    abstract Fabric fabric();
+    RpcRdmaReliabilitySuite(TestFabric testFabric) {
+        super(testFabric);
+    }
 
-    abstract InetAddress address();
-
-    /** How long {@link #soak()} runs. */
-    abstract int soakSeconds();
-
-    /** The fabric's resource counts (as {@code rdma resource show} gives them). */
-    abstract Map<String, Integer> resources();
+    /** How long {@link #soak()} runs: 5 s on the software fabric, 40 s on a device ({@code -Dsoak.seconds}). */
+    int soakSeconds() {
+        return Integer.getInteger("soak.seconds", testFabric.isNative() ? 40 : 5);
+    }
 
     /** {@link #resources()} without the kinds counted zero (a kind first created in the test is listed at 0). */
     Map<String, Integer> liveResources() {
@@ -120,9 +119,11 @@ abstract class RpcRdmaReliabilitySuite {
 
     /**
      * Makes the next {@code count} post-sends (only Sends if {@code sendsOnly}) fail; false when the fabric cannot
-     * (rxe: no real means).
+     * (a device: no real means).
      */
-    abstract boolean failPostSends(int count, boolean sendsOnly);
+    boolean failPostSends(int count, boolean sendsOnly) {
+        return testFabric.failPostSends(count, sendsOnly);
+    }
 
     @BeforeEach
     void startLoop() {

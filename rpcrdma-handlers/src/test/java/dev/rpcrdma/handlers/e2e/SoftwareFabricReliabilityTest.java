@@ -1,15 +1,13 @@
 package dev.rpcrdma.handlers.e2e;
 
-import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaFaults;
 import dev.rpcrdma.channel.fabric.software.SoftwareFabric;
+import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.client.RpcConnectionClosedException;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetAddress;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -19,24 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The reliability suite over the in-process software fabric (runs in {@code mvn verify}: a 5 s soak). */
 class SoftwareFabricReliabilityTest extends RpcRdmaReliabilitySuite {
-    @Override
-    Fabric fabric() {
-        return SoftwareFabric.instance();
-    }
-
-    @Override
-    InetAddress address() {
-        return InetAddress.getLoopbackAddress();
-    }
-
-    @Override
-    int soakSeconds() {
-        return Integer.getInteger("soak.seconds", 5);
-    }
-
-    @Override
-    Map<String, Integer> resources() {
-        return SoftwareFabric.instance().resourceCounts();
+    SoftwareFabricReliabilityTest() {
+        super(TestFabric.SOFTWARE);
     }
 
     /**
@@ -84,11 +66,5 @@ class SoftwareFabricReliabilityTest extends RpcRdmaReliabilitySuite {
                 "only after an ACK timeout at least");
         assertEchoes(bystander, 100);
         assertEchoes(bystander, 40_000);
-    }
-
-    @Override
-    boolean failPostSends(int count, boolean sendsOnly) {
-        SoftwareFabric.instance().failPostSends(count, sendsOnly);
-        return true;
     }
 }

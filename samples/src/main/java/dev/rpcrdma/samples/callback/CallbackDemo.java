@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class CallbackDemo {
     private static final int ECHO_BYTES = 64;
-    /** The forward replies are small: declared so, over RDMA they offer no Reply chunk (issue 15's default 1 MiB). */
+    /** The forward replies are small: declared so, over RDMA they offer no Reply chunk (the default is 1 MiB). */
     private static final CallOptions SMALL_REPLY = CallOptions.DEFAULT.withMaxReplySize(1024);
 
     private CallbackDemo() {

@@ -3,6 +3,8 @@ package dev.rpcrdma.samples.echo;
 import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaChannelOption;
 import dev.rpcrdma.channel.RdmaServerChannel;
+import dev.rpcrdma.channel.testing.NativeTestDevice;
+import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.client.CallOptions;
@@ -17,6 +19,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.ReferenceCountUtil;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -43,11 +47,32 @@ abstract class EchoRdmaSuite {
 
     static final long TIMEOUT = 30;
 
+    /** The fabric under test, from the permutation source. */
+    final TestFabric testFabric;
+
+    EchoRdmaSuite(TestFabric testFabric) {
+        this.testFabric = testFabric;
+    }
+
+    @BeforeEach
+    void setUpFabric() {
+        testFabric.setUp(getClass().getSimpleName());
+    }
+
+    @AfterEach
+    void tearDownFabric() {
+        testFabric.tearDown();
+    }
+
     /** {@code --fabric} value of the fabric under test. */
-    abstract String fabric();
+    String fabric() {
+        return testFabric.isNative() ? "native" : "software";
+    }
 
     /** The address servers listen on and clients call. */
-    abstract String address();
+    String address() {
+        return testFabric.isNative() ? NativeTestDevice.host() : "127.0.0.1";
+    }
 
     RdmaTransport transport(String... extra) {
         List<String> args = new ArrayList<>(List.of("--transport", "rdma", "--fabric", fabric()));
@@ -185,11 +210,19 @@ abstract class EchoRdmaSuite {
     }
 
     /** What the connection-refused message advises on this fabric. */
-    abstract String nothingListeningHint();
+    String nothingListeningHint() {
+        return testFabric.isNative() ? "start the server"
+                : "the software fabric reaches only servers in this JVM: add --embedded-server";
+    }
 
     /** Whether the device's receive completions report remote invalidation (not siw's: docs/providers.md). */
     boolean deviceReportsRemoteInvalidation() {
-        return true;
+        return switch (testFabric) {
+            case SOFTWARE_LIKE_SIW -> false;
+            // The VM stage names the provider's device.
+            case NATIVE -> !System.getenv().getOrDefault("VM_RDMA_DEVICE", "rxe0").startsWith("siw");
+            default -> true;
+        };
     }
 
     /** An RDMA listener that refuses every connection, as a non-RPC-over-RDMA service may. */

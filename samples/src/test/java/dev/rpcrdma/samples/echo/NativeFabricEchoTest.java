@@ -1,7 +1,6 @@
 package dev.rpcrdma.samples.echo;
 
-import dev.rpcrdma.channel.testing.NativeTestDevice;
-import org.junit.jupiter.api.BeforeEach;
+import dev.rpcrdma.channel.testing.TestFabric;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -19,31 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag("rdma-device")
 @Tag("rdma-device-once") // the sample's command line; the transport is rpcrdma-handlers' suites'
 class NativeFabricEchoTest extends EchoRdmaSuite {
-
-    @BeforeEach
-    void needsDevice() {
-        NativeTestDevice.assumeNativeFabric("the echo sample ran over RDMA only on the software fabric");
-    }
-
-    @Override
-    String fabric() {
-        return "native";
-    }
-
-    @Override
-    String address() {
-        return NativeTestDevice.host();
-    }
-
-    @Override
-    boolean deviceReportsRemoteInvalidation() {
-        // The VM stage names the provider's device: siw's user-space completions never report remote invalidation.
-        return !System.getenv().getOrDefault("VM_RDMA_DEVICE", "rxe0").startsWith("siw");
-    }
-
-    @Override
-    String nothingListeningHint() {
-        return "start the server";
+    NativeFabricEchoTest() {
+        super(TestFabric.NATIVE);
     }
 
     /** 192.0.2.55 is in the VM's dummy0 subnet but assigned to nothing: rdma_bind_addr fails (EADDRNOTAVAIL). */

@@ -4,7 +4,6 @@ import dev.rpcrdma.channel.fabric.CmEvent;
 import dev.rpcrdma.channel.fabric.CmEventChannel;
 import dev.rpcrdma.channel.fabric.CmEventType;
 import dev.rpcrdma.channel.fabric.CmId;
-import dev.rpcrdma.channel.verbs.CmEventRecord;
 import dev.rpcrdma.channel.verbs.RdmaCm;
 import dev.rpcrdma.channel.verbs.RdmaCmConstants;
 
@@ -39,20 +38,21 @@ final class NativeCmEventChannel implements CmEventChannel {
         if (closed) {
             return null; // never rdma_get_cm_event on a destroyed channel
         }
-        CmEventRecord r = RdmaCm.getCmEvent(channel);
-        if (r == null) {
-            return null;
-        }
+        return RdmaCm.getCmEvent(channel, this::event);
+    }
+
+    private CmEvent event(int type, int status, long rawId, long rawListenId, byte[] privateData,
+                          int responderResources, int initiatorDepth) {
         NativeCmId id;
         NativeCmId listen = null;
-        if (r.type() == CmEventType.CONNECT_REQUEST) {
-            id = new NativeCmId(fabric, r.id(), null);
-            fabric.ids.put(r.id(), id);
-            listen = fabric.ids.get(r.listenId());
+        if (type == CmEventType.CONNECT_REQUEST) {
+            id = new NativeCmId(fabric, rawId, null);
+            fabric.ids.put(rawId, id);
+            listen = fabric.ids.get(rawListenId);
         } else {
-            id = fabric.ids.get(r.id());
+            id = fabric.ids.get(rawId);
         }
-        return new CmEvent(r.type(), r.status(), id, listen, r.privateData());
+        return new CmEvent(type, status, id, listen, privateData);
     }
 
     @Override

@@ -9,9 +9,7 @@ import dev.rpcrdma.channel.fabric.QpCapabilities;
 import dev.rpcrdma.channel.fabric.QueuePair;
 import dev.rpcrdma.channel.fabric.SharedReceiveQueue;
 import dev.rpcrdma.channel.fabric.VerbsDevice;
-import dev.rpcrdma.channel.verbs.ConnParam;
 import dev.rpcrdma.channel.verbs.NativeCallException;
-import dev.rpcrdma.channel.verbs.QpCap;
 import dev.rpcrdma.channel.verbs.RdmaCm;
 
 import java.io.IOException;
@@ -98,12 +96,11 @@ final class NativeCmId implements CmId {
                                      SharedReceiveQueue srq, QpCapabilities c) throws IOException {
         NativeDevice device = (NativeDevice) device();
         // With an SRQ the QP has no receive queue of its own: max_recv_wr and max_recv_sge are ignored.
-        QpCap granted = RdmaCm.createQp(id, ((NativeProtectionDomain) pd).pd, ((NativeCompletionQueue) sendCq).cq,
-                ((NativeCompletionQueue) recvCq).cq, srq == null ? 0 : ((NativeSharedReceiveQueue) srq).srq,
-                new QpCap(c.maxSendWr, srq == null ? c.maxRecvWr : 0, c.maxSendSge, srq == null ? c.maxRecvSge : 0,
-                        c.maxInlineData), false);
-        qp = new NativeQueuePair(this, RdmaCm.qp(id), new QpCapabilities(granted.maxSendWr(), granted.maxRecvWr(),
-                granted.maxSendSge(), granted.maxRecvSge(), granted.maxInlineData()), device, srq != null);
+        QpCapabilities granted = RdmaCm.createQp(id, ((NativeProtectionDomain) pd).pd,
+                ((NativeCompletionQueue) sendCq).cq, ((NativeCompletionQueue) recvCq).cq,
+                srq == null ? 0 : ((NativeSharedReceiveQueue) srq).srq,
+                srq == null ? c : new QpCapabilities(c.maxSendWr, 0, c.maxSendSge, 0, c.maxInlineData), false);
+        qp = new NativeQueuePair(this, RdmaCm.qp(id), granted, device, srq != null);
         return qp;
     }
 
@@ -112,7 +109,7 @@ final class NativeCmId implements CmId {
         return qp;
     }
 
-    private ConnParam param(ConnectionParameters p) {
+    private ConnectionParameters param(ConnectionParameters p) {
         NativeDevice d = (NativeDevice) device();
         int rr = p.responderResources;
         int id = p.initiatorDepth;
@@ -120,7 +117,7 @@ final class NativeCmId implements CmId {
             rr = Math.min(rr, d.attributes.maxQpRdAtom());
             id = Math.min(id, d.attributes.maxQpInitRdAtom());
         }
-        return new ConnParam(p.privateData, rr, id, p.retryCount, p.rnrRetryCount);
+        return new ConnectionParameters(p.privateData, rr, id, p.retryCount, p.rnrRetryCount);
     }
 
     @Override

@@ -6,7 +6,6 @@ import dev.rpcrdma.channel.fabric.ProtectionDomain;
 import dev.rpcrdma.channel.fabric.VerbsDevice;
 import dev.rpcrdma.channel.verbs.DeviceAttributes;
 import dev.rpcrdma.channel.verbs.NativeCallException;
-import dev.rpcrdma.channel.verbs.Posix;
 import dev.rpcrdma.channel.verbs.Verbs;
 
 import java.io.IOException;
@@ -22,8 +21,8 @@ final class NativeDevice implements VerbsDevice {
     }
 
     @Override
-    public boolean localInvalidateBreaksWindows() {
-        return attributes.isSoftRoce();
+    public boolean localInvalidateSupported() {
+        return !attributes.isSoftRoce();
     }
 
     @Override
@@ -42,7 +41,7 @@ final class NativeDevice implements VerbsDevice {
     }
 
     @Override
-    public boolean memoryWindows() {
+    public boolean memoryWindowsSupported() {
         return attributes.supportsType2MemoryWindows();
     }
 
@@ -70,7 +69,7 @@ final class NativeDevice implements VerbsDevice {
     public CompletionChannel createCompletionChannel() throws IOException {
         long channel = Verbs.createCompChannel(context);
         try {
-            Posix.setNonBlocking(Verbs.compChannelFd(channel));
+            Verbs.setNonBlocking(Verbs.compChannelFd(channel));
             return new NativeCompletionChannel(channel);
         } catch (NativeCallException | RuntimeException | OutOfMemoryError e) {
             Verbs.destroyCompChannel(channel);

@@ -4,7 +4,6 @@ import dev.rpcrdma.channel.fabric.CmEventChannel;
 import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.verbs.DeviceAttributes;
 import dev.rpcrdma.channel.verbs.NativeCallException;
-import dev.rpcrdma.channel.verbs.Posix;
 import dev.rpcrdma.channel.verbs.RdmaCm;
 import dev.rpcrdma.channel.verbs.Verbs;
 
@@ -66,7 +65,7 @@ public final class NativeFabric implements Fabric {
         NativeProbe.ensureAvailability();
         long channel = RdmaCm.createEventChannel();
         try {
-            Posix.setNonBlocking(RdmaCm.eventChannelFd(channel));
+            Verbs.setNonBlocking(RdmaCm.eventChannelFd(channel));
         } catch (NativeCallException e) {
             RdmaCm.destroyEventChannel(channel);
             throw e;

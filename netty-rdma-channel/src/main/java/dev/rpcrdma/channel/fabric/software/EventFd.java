@@ -1,7 +1,7 @@
 package dev.rpcrdma.channel.fabric.software;
 
+import dev.rpcrdma.channel.unix.Libc;
 import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.Native;
 import io.netty.channel.unix.FileDescriptor;
 
 import java.io.IOException;
@@ -16,7 +16,7 @@ final class EventFd {
 
     EventFd() {
         Epoll.ensureAvailability();
-        fd = Native.newEventFd();
+        fd = Libc.newEventFd();
     }
 
     int fd() {
@@ -26,7 +26,7 @@ final class EventFd {
     /** Makes the fd readable (idempotent). Caller holds the fabric lock. */
     void set() {
         if (!set) {
-            Native.eventFdWrite(fd.intValue(), 1L);
+            Libc.eventFdWrite(fd.intValue(), 1L);
             set = true;
         }
     }
@@ -34,7 +34,7 @@ final class EventFd {
     /** Makes the fd unreadable again (idempotent). Caller holds the fabric lock. */
     void clear() {
         if (set) {
-            Native.eventFdRead(fd.intValue());
+            Libc.eventFdRead(fd.intValue());
             set = false;
         }
     }

@@ -30,8 +30,8 @@ final class SoftDevice implements VerbsDevice {
     }
 
     @Override
-    public boolean localInvalidateBreaksWindows() {
-        return fabric.likeRxe;
+    public boolean localInvalidateSupported() {
+        return !fabric.likeRxe;
     }
 
     @Override
@@ -50,7 +50,7 @@ final class SoftDevice implements VerbsDevice {
     }
 
     @Override
-    public boolean memoryWindows() {
+    public boolean memoryWindowsSupported() {
         return !fabric.likeSiw;
     }
 

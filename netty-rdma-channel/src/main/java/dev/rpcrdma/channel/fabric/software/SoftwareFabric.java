@@ -85,7 +85,7 @@ public final class SoftwareFabric implements Fabric {
 
     /**
      * Makes the device behave like Soft-RoCE where {@code IBV_WR_LOCAL_INV} is concerned (until set back): it reports
-     * {@link dev.rpcrdma.channel.fabric.VerbsDevice#localInvalidateBreaksWindows()}, and a {@code LOCAL_INV} of a
+     * {@link dev.rpcrdma.channel.fabric.VerbsDevice#localInvalidateSupported()} false, and a {@code LOCAL_INV} of a
      * bound type-2 window (which oopses rxe's kernel) fails with {@code LOC_QP_OP_ERR} instead of invalidating, so
      * a test sees any attempt; and {@code ibv_destroy_qp} waits, as rxe's does, for the windows still bound through
      * the queue pair to be invalidated or deallocated (at most {@link #RXE_DESTROY_WAIT_MILLIS}). Default false:

@@ -3,14 +3,13 @@ package dev.rpcrdma.channel.verbs;
 import java.util.Arrays;
 
 /**
- * A copy of one {@code struct rdma_cm_event}, taken by {@link RdmaCm#getCmEvent(long)} before it acks the event
- * (so no native event memory outlives the call).
+ * One {@code struct rdma_cm_event} as {@link RdmaCm#getCmEvent} copies it, with raw ids, for the binding tests.
  *
  * <p>{@link #privateData()} is the peer's private data as librdmacm reports it: on IB/RoCE the full CM message
  * field (56 bytes for CONNECT_REQUEST, 196 for ESTABLISHED on the active side, 148 for REJECTED), zero-padded
  * after what the peer sent. Empty when the event has none.
  */
-public final class CmEventRecord {
+final class CmEventRecord {
     private final int type;
     private final int status;
     private final long id;
@@ -31,12 +30,12 @@ public final class CmEventRecord {
     }
 
     /** {@code RDMA_CM_EVENT_*}. */
-    public int type() {
+    int type() {
         return type;
     }
 
     /** {@code status}: 0, a negative errno, or for REJECTED the CM reject reason. */
-    public int status() {
+    int status() {
         return status;
     }
 
@@ -44,32 +43,32 @@ public final class CmEventRecord {
      * The {@code rdma_cm_id} the event is about. For CONNECT_REQUEST it is a NEW id (owned by the caller: accept or
      * reject it, then {@link RdmaCm#destroyId(long)} it eventually), whose listener is {@link #listenId()}.
      */
-    public long id() {
+    long id() {
         return id;
     }
 
     /** The listening id for CONNECT_REQUEST (and events on ids derived from it), else 0. */
-    public long listenId() {
+    long listenId() {
         return listenId;
     }
 
     /** A copy of the private data (never null). */
-    public byte[] privateData() {
+    byte[] privateData() {
         return privateData.clone();
     }
 
     /** Peer's {@code responder_resources} (CONNECT_REQUEST / ESTABLISHED). */
-    public int responderResources() {
+    int responderResources() {
         return responderResources;
     }
 
     /** Peer's {@code initiator_depth} (CONNECT_REQUEST / ESTABLISHED). */
-    public int initiatorDepth() {
+    int initiatorDepth() {
         return initiatorDepth;
     }
 
     /** Name of the event type, e.g. {@code "RDMA_CM_EVENT_ESTABLISHED"}. */
-    public String typeName() {
+    String typeName() {
         return RdmaCm.eventName(type);
     }
 

@@ -1,10 +1,11 @@
-package org.apache.hadoop.portmap;
+package dev.rpcrdma.interop.hadoop;
 
 import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaIoHandler;
 import dev.rpcrdma.channel.RdmaIoHandlerConfig;
 import dev.rpcrdma.channel.RdmaServerChannel;
-import dev.rpcrdma.channel.fabric.Fabric;
+import dev.rpcrdma.channel.testing.FabricSuite;
+import dev.rpcrdma.channel.testing.TestFabric;
 import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaFraming;
@@ -16,6 +17,7 @@ import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
@@ -23,14 +25,17 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.apache.hadoop.oncrpc.RpcUtil;
+import org.apache.hadoop.portmap.PortmapMapping;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetAddress;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -42,26 +47,27 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the pipeline {@code Portmap.start} builds for TCP with only its frame decoder swapped for the byte framing
  * ({@link RpcRdmaFraming#responder}); Hadoop's parser, program and TCP response stage (which adds record marks)
  * stay. This project's rpcbind client (a client Hadoop did not write either) sends SET, GETPORT and DUMP.
- * Hadoop's portmap never releases the messages it reads, so the framing hands it heap copies.
+ * Hadoop's portmap never releases the messages it reads, so the framing hands it heap copies. Its program is
+ * package-private in Hadoop: the suite makes it and reads its table by reflection.
  */
-abstract class HadoopPortmapOverRdmaSuite {
+abstract class HadoopPortmapOverRdmaSuite extends FabricSuite {
     static final long TIMEOUT = 120;
 
     EventLoopGroup group;
     ChannelGroup allChannels;
     Channel server;
-    RpcProgramPortmap handler;
+    ChannelHandler handler;
 
-    abstract Fabric fabric();
-
-    abstract InetAddress address();
+    HadoopPortmapOverRdmaSuite(TestFabric testFabric) {
+        super(testFabric);
+    }
 
     @BeforeEach
     void start() throws Exception {
         group = new MultiThreadIoEventLoopGroup(2, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
                 .fabric(fabric())));
         allChannels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
-        handler = new RpcProgramPortmap(allChannels);
+        handler = newRpcProgramPortmap(allChannels);
         RpcRdmaFraming framing = RpcRdmaFraming.of(RpcRdmaConfig.DEFAULT).withRecordMarks(true)
                 .withCopiedInbound(true);
         int idleMillis = 5000; // Portmap.DEFAULT_IDLE_TIME_MILLISECONDS (private); the handler itself closes after 1 s idle
@@ -117,8 +123,21 @@ abstract class HadoopPortmapOverRdmaSuite {
         List<PortMapping> dump = rpcbind.pmapDump().get(TIMEOUT, TimeUnit.SECONDS);
         assertTrue(dump.stream().anyMatch(m -> m.program() == 0x20000777 && m.port() == 2345), dump.toString());
         assertTrue(dump.stream().anyMatch(m -> m.program() == 100000 && m.port() == 111), dump.toString());
-        assertTrue(handler.getMap().containsKey(PortmapMapping.key(new PortmapMapping(0x20000777, 3,
+        assertTrue(portmapTable(handler).containsKey(PortmapMapping.key(new PortmapMapping(0x20000777, 3,
                 PortmapMapping.TRANSPORT_TCP, 2345))), "Hadoop's own table holds the mapping");
+    }
+
+    private static ChannelHandler newRpcProgramPortmap(ChannelGroup allChannels) throws ReflectiveOperationException {
+        Constructor<?> c = Class.forName("org.apache.hadoop.portmap.RpcProgramPortmap")
+                .getDeclaredConstructor(ChannelGroup.class);
+        c.setAccessible(true);
+        return (ChannelHandler) c.newInstance(allChannels);
+    }
+
+    private static Map<?, ?> portmapTable(ChannelHandler handler) throws ReflectiveOperationException {
+        Method getMap = handler.getClass().getDeclaredMethod("getMap");
+        getMap.setAccessible(true);
+        return (Map<?, ?>) getMap.invoke(handler);
     }
 
     /**

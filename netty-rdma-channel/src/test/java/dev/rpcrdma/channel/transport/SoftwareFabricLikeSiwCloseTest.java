@@ -1,0 +1,14 @@
+package dev.rpcrdma.channel.transport;
+
+import dev.rpcrdma.channel.testing.TestFabric;
+
+/**
+ * The close suite over the software fabric modelling Soft-iWARP ({@code TestFabric.SOFTWARE_LIKE_SIW}): the
+ * transport's choices driven by the device's capabilities run in {@code mvn verify} as they do on siw0 in the VM
+ * stage.
+ */
+class SoftwareFabricLikeSiwCloseTest extends RdmaCloseSuite {
+    SoftwareFabricLikeSiwCloseTest() {
+        super(TestFabric.SOFTWARE_LIKE_SIW);
+    }
+}

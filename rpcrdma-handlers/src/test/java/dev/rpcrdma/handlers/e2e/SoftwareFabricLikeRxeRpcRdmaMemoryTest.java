@@ -1,0 +1,13 @@
+package dev.rpcrdma.handlers.e2e;
+
+import dev.rpcrdma.channel.testing.TestFabric;
+
+/**
+ * The exposed-memory suite over the software fabric refusing Local Invalidate ({@code TestFabric.SOFTWARE_LIKE_RXE}):
+ * windows are deallocated instead, and a Local Invalidate reaching the device would fail the connection.
+ */
+class SoftwareFabricLikeRxeRpcRdmaMemoryTest extends RpcRdmaMemorySuite {
+    SoftwareFabricLikeRxeRpcRdmaMemoryTest() {
+        super(TestFabric.SOFTWARE_LIKE_RXE);
+    }
+}
