@@ -192,7 +192,7 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
     /**
      * The unsafe, which is also the channel's {@link RdmaIoHandle}: it drives the channel's I/O. The loop hands it
      * RDMA-CM events ({@link #handle}); completions reach an {@link RdmaChannel} through its loop's
-     * {@link LoopDevice}. This base has no posted work (a listener); {@link RdmaChannel}'s unsafe has.
+     * {@link EventLoopDevice}. This base has no posted work (a listener); {@link RdmaChannel}'s unsafe has.
      */
     abstract class RdmaUnsafe extends AbstractUnsafe implements RdmaIoHandle {
 

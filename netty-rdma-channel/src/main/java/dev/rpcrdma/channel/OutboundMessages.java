@@ -27,8 +27,8 @@ final class OutboundMessages {
             }
             return msg;
         }
-        if (msg instanceof RdmaRemoteAccess) {
-            RdmaMemory m = ((RdmaRemoteAccess) msg).local();
+        if (msg instanceof RdmaOneSidedOperation) {
+            RdmaMemory m = ((RdmaOneSidedOperation) msg).local();
             if (m.channel() != channel || !m.isRegistered()) {
                 throw new IllegalArgumentException("local memory is not registered on this channel");
             }

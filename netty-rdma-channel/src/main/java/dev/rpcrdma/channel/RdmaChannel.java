@@ -58,7 +58,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     private Throwable failure;
     private boolean readPending;
 
-    /** Inside a poll batch of the loop ({@link LoopDevice#poll}): a close from a handler finishes after the batch. */
+    /** Inside a poll batch of the loop ({@link EventLoopDevice#poll}): a close from a handler finishes after the batch. */
     private boolean polling;
     /** The current poll batch fired an RdmaReceive, and had this many completions. */
     private boolean batchRead;
@@ -330,12 +330,12 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     }
 
     /** The loop's completion queue this channel's queue pair completes into, or null. */
-    LoopDevice.Cq completionQueue() {
+    EventLoopDevice.Cq completionQueue() {
         RdmaEndpoint e = ep;
         return e == null ? null : e.cq;
     }
 
-    // ------------------------------------------------------------------ completions (routed by LoopDevice)
+    // ------------------------------------------------------------------ completions (routed by EventLoopDevice)
 
     /** The loop found a completion of this channel: true if this is the first of the current batch. */
     boolean startCompletions() {

@@ -19,7 +19,7 @@ import java.io.IOException;
 
 /**
  * The verbs objects of one connection and its registered buffer pools: the RC queue pair, created on its loop's
- * protection domain and one of its loop's completion queues ({@link LoopDevice}: shared by the loop's connections on
+ * protection domain and one of its loop's completion queues ({@link EventLoopDevice}: shared by the loop's connections on
  * the device, both work queues completing into it), the receive buffers ({@link ReceiveBuffers}: a slab of
  * {@code (depth + spare) × receiveBufferSize}, posted as single-SGE receives) and a send slab
  * ({@code sendQueueDepth × maxSendSize} slots for non-inline Sends). Slabs are direct buffers from the channel's
@@ -36,13 +36,13 @@ final class RdmaEndpoint {
     static final int MAX_SLAB_BYTES = 1 << 30;
 
     /** The loop's shared objects on this device; a reference is held from {@link #create} to {@link #destroyMemory}. */
-    LoopDevice loop;
+    EventLoopDevice loop;
     /** The loop's protection domain (shared by the loop's connections on the device; not destroyed here). */
     ProtectionDomain pd;
     /** Registered chunk memory on {@link #pd} (created by the channel once the endpoint exists). */
     RdmaMemoryPool pool;
     /** The loop's completion queue this queue pair completes into, and the entries reserved in it. */
-    LoopDevice.Cq cq;
+    EventLoopDevice.Cq cq;
     int cqEntries;
     private int channelId;
     QueuePair qp;
@@ -150,7 +150,7 @@ final class RdmaEndpoint {
                         "receive", "RECEIVE_QUEUE_DEPTH, RECEIVE_SPARE_BUFFERS or RECEIVE_BUFFER_SIZE");
             }
             int sendSlab = slabBytes(ep.sendDepth, ep.sendSlotSize, "send", "SEND_QUEUE_DEPTH or MAX_SEND_SIZE");
-            LoopDevice loop = handler.loopDevice(device);
+            EventLoopDevice loop = handler.loopDevice(device);
             // Receives through a shared queue complete on its own CQ: only the send queue reserves here.
             int entries = ep.sendDepth + 1 + (sharedDepth == 0 ? ep.receiveQueueSize : 0);
             ep.cq = loop.attach(channel, channelId, entries);
@@ -309,7 +309,7 @@ final class RdmaEndpoint {
         }
         pd = null;
         if (loop != null && qp == null) { // a queue pair that could not be destroyed keeps the loop's CQ and PD
-            LoopDevice l = loop;
+            EventLoopDevice l = loop;
             loop = null;
             l.release();
         }

@@ -4,7 +4,7 @@ import io.netty.channel.IoHandle;
 
 /**
  * A channel's {@link IoHandle}: the {@link RdmaIoHandler} hands it RDMA-CM events; its completions come through the
- * loop's shared completion queues ({@link LoopDevice}).
+ * loop's shared completion queues ({@link EventLoopDevice}).
  */
 interface RdmaIoHandle extends IoHandle {
 

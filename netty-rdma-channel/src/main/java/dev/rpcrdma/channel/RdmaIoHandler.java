@@ -67,10 +67,10 @@ public final class RdmaIoHandler implements IoHandler {
     private Registration[] snapshot = new Registration[0];
     private boolean snapshotStale;
     /** The loop's shared objects per device (a handful), and by completion-channel fd. */
-    private final Map<VerbsDevice, LoopDevice> devices = new IdentityHashMap<>();
-    private final IntObjectMap<LoopDevice> devicesByFd = new IntObjectHashMap<>();
+    private final Map<VerbsDevice, EventLoopDevice> devices = new IdentityHashMap<>();
+    private final IntObjectMap<EventLoopDevice> devicesByFd = new IntObjectHashMap<>();
     /** Copy-on-write: a poll may create or destroy one. */
-    private LoopDevice[] loopDevices = new LoopDevice[0];
+    private EventLoopDevice[] loopDevices = new EventLoopDevice[0];
     /** Devices the last {@link #pollHot} found with a cold (armed) queue. */
     private int coldSkipped;
     /**
@@ -269,7 +269,7 @@ public final class RdmaIoHandler implements IoHandler {
     private int pollHot(boolean includeArmed) {
         int work = 0;
         int cold = 0;
-        for (LoopDevice d : loopDevices) {
+        for (EventLoopDevice d : loopDevices) {
             work += d.poll(includeArmed);
             if (d.anyCold()) {
                 cold++;
@@ -281,18 +281,18 @@ public final class RdmaIoHandler implements IoHandler {
 
     /**
      * Arms the hot queues and polls once more if one was armed now (a completion that came before the arming raises
-     * no event); a queue armed and drained since its last event needs neither ({@link LoopDevice#arm}).
+     * no event); a queue armed and drained since its last event needs neither ({@link EventLoopDevice#arm}).
      */
     private int armAndRepoll() {
         boolean armed = false;
-        for (LoopDevice d : loopDevices) {
+        for (EventLoopDevice d : loopDevices) {
             armed |= d.arm();
         }
         if (armed) {
             return pollHot(true);
         }
         int cold = 0;
-        for (LoopDevice d : loopDevices) {
+        for (EventLoopDevice d : loopDevices) {
             if (d.anyCold()) {
                 cold++;
             }
@@ -305,13 +305,13 @@ public final class RdmaIoHandler implements IoHandler {
      * The loop's shared objects on {@code device}, created (PD, completion channel, watched by this loop) when the
      * first channel of the loop sets up its queue pair there. Loop thread.
      */
-    LoopDevice loopDevice(VerbsDevice device) throws IOException {
-        LoopDevice d = devices.get(device);
+    EventLoopDevice loopDevice(VerbsDevice device) throws IOException {
+        EventLoopDevice d = devices.get(device);
         if (d == null) {
             if (destroyed) {
                 throw new IllegalStateException("event loop destroyed");
             }
-            d = LoopDevice.create(this, device, config.completionBatch());
+            d = EventLoopDevice.create(this, device, config.completionBatch());
             try {
                 epoll.add(d.fd());
             } catch (IOException e) {
@@ -320,7 +320,7 @@ public final class RdmaIoHandler implements IoHandler {
             }
             devices.put(device, d);
             devicesByFd.put(d.fd(), d);
-            LoopDevice[] more = Arrays.copyOf(loopDevices, loopDevices.length + 1);
+            EventLoopDevice[] more = Arrays.copyOf(loopDevices, loopDevices.length + 1);
             more[loopDevices.length] = d;
             loopDevices = more;
         }
@@ -328,7 +328,7 @@ public final class RdmaIoHandler implements IoHandler {
     }
 
     /** The last channel released {@code d}: unwatch its completion channel and destroy it. Loop thread. */
-    void destroyLoopDevice(LoopDevice d) {
+    void destroyLoopDevice(EventLoopDevice d) {
         if (d.destroyed() || devices.get(d.device) != d) {
             return;
         }
@@ -339,16 +339,16 @@ public final class RdmaIoHandler implements IoHandler {
         } catch (IOException e) {
             logger.debug("epoll_ctl(DEL) failed for the completion channel of {}", d, e);
         }
-        List<LoopDevice> rest = new ArrayList<>(Arrays.asList(loopDevices));
+        List<EventLoopDevice> rest = new ArrayList<>(Arrays.asList(loopDevices));
         rest.remove(d);
-        loopDevices = rest.toArray(new LoopDevice[0]);
+        loopDevices = rest.toArray(new EventLoopDevice[0]);
         d.destroy();
     }
 
     /** Completion queues of this loop (all devices); for tests and measurements. Loop thread. */
     int completionQueues() {
         int n = 0;
-        for (LoopDevice d : loopDevices) {
+        for (EventLoopDevice d : loopDevices) {
             n += d.completionQueues();
         }
         return n;
@@ -371,7 +371,7 @@ public final class RdmaIoHandler implements IoHandler {
                 Libc.eventFdRead(fd);
                 continue;
             }
-            LoopDevice d = devicesByFd.get(fd);
+            EventLoopDevice d = devicesByFd.get(fd);
             if (d != null) {
                 d.completionChannelReady();
                 work++;
@@ -482,7 +482,7 @@ public final class RdmaIoHandler implements IoHandler {
         for (Registration r : registrations.toArray(new Registration[0])) {
             r.cancel();
         }
-        for (LoopDevice d : loopDevices.clone()) {
+        for (EventLoopDevice d : loopDevices.clone()) {
             if (d.references() == 0) {
                 destroyLoopDevice(d);
             } else {

@@ -4,7 +4,7 @@ import io.netty.channel.IoOps;
 
 /**
  * What a channel asks its {@link RdmaIoHandler} to watch: an RDMA-CM event-channel fd (completion channels belong to
- * the loop's {@link LoopDevice}s, watched by the handler itself).
+ * the loop's {@link EventLoopDevice}s, watched by the handler itself).
  */
 final class RdmaIoOps implements IoOps {
     static final int CM_EVENTS = 2;

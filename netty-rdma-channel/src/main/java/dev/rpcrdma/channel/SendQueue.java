@@ -346,8 +346,8 @@ final class SendQueue {
                 wr.addSge(ep.sendSlotAddress(slot), length, ep.sendRegion.lkey());
                 f.sendSlot = slot;
             }
-        } else if (msg instanceof RdmaRemoteAccess) {
-            RdmaRemoteAccess a = (RdmaRemoteAccess) msg;
+        } else if (msg instanceof RdmaOneSidedOperation) {
+            RdmaOneSidedOperation a = (RdmaOneSidedOperation) msg;
             boolean write = a instanceof RdmaWrite;
             wr.opcode(write ? WrOpcode.RDMA_WRITE : WrOpcode.RDMA_READ)
                     .addSge(a.local().address() + a.offset(), a.length(), a.local().lkey())

@@ -11,7 +11,7 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.io.IOException;
 
 /**
- * One shared receive queue of a {@link LoopDevice} ({@link RdmaChannelOption#SHARED_RECEIVE_QUEUE_DEPTH} on a
+ * One shared receive queue of a {@link EventLoopDevice} ({@link RdmaChannelOption#SHARED_RECEIVE_QUEUE_DEPTH} on a
  * server): the accepted connections of the loop on that device with one receive buffer size share its receives and
  * one registered receive slab ({@link ReceiveBuffers}: {@code depth + batch - 1 + spare} buffers), instead of a receive
  * queue and slab each. A Send consumes the next posted receive whichever of the queue pairs it arrives on; the
@@ -42,7 +42,7 @@ final class SharedReceives {
     final int queueSize;
     private final int batch;
     final SharedReceiveQueue srq;
-    final LoopDevice.Cq cq;
+    final EventLoopDevice.Cq cq;
     final ReceiveBuffers buffers;
     private MemoryRegion region;
     private final long[] pendingWrIds;
@@ -53,7 +53,7 @@ final class SharedReceives {
     /** Channels whose queue pair uses the queue. */
     int connections;
 
-    private SharedReceives(int index, int bufferSize, int depth, int batch, SharedReceiveQueue srq, LoopDevice.Cq cq,
+    private SharedReceives(int index, int bufferSize, int depth, int batch, SharedReceiveQueue srq, EventLoopDevice.Cq cq,
                            ReceiveBuffers buffers) {
         this.index = index;
         this.bufferSize = bufferSize;
@@ -68,7 +68,7 @@ final class SharedReceives {
     }
 
     /** Creates the queue, its CQ and slab, and posts every receive. */
-    static SharedReceives create(LoopDevice loop, int index, int depth, int bufferSize, int spare,
+    static SharedReceives create(EventLoopDevice loop, int index, int depth, int bufferSize, int spare,
                                  ByteBufAllocator alloc) throws IOException {
         int d = Math.max(1, Math.min(depth, loop.device.maxQpWr() - RdmaEndpoint.MAX_RECEIVE_POST_BATCH));
         int batch = Math.max(1, Math.min(RdmaEndpoint.MAX_RECEIVE_POST_BATCH, d / 8));
@@ -81,7 +81,7 @@ final class SharedReceives {
         SharedReceiveQueue srq = loop.pd.createSharedReceiveQueue(d + batch - 1);
         SharedReceives s = null;
         try {
-            LoopDevice.Cq cq = loop.dedicatedCq(d + batch - 1);
+            EventLoopDevice.Cq cq = loop.dedicatedCq(d + batch - 1);
             s = new SharedReceives(index, bufferSize, d, batch, srq, cq,
                     new ReceiveBuffers(alloc, bufferSize, d + batch - 1, spare));
             s.region = loop.pd.registerMemory(s.buffers.address(), s.buffers.capacity(), AccessFlags.LOCAL_WRITE);

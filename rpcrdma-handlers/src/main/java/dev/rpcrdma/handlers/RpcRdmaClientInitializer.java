@@ -4,7 +4,7 @@ import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaChannelOption;
 import dev.rpcrdma.channel.RdmaConnection;
 import dev.rpcrdma.handlers.backchannel.BackwardMessages;
-import dev.rpcrdma.handlers.backchannel.CallbackService;
+import dev.rpcrdma.handlers.backchannel.BackwardResponder;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
 import dev.rpcrdma.handlers.requester.RpcRdmaRequester;
@@ -109,9 +109,9 @@ public final class RpcRdmaClientInitializer extends ChannelInitializer<Channel> 
     protected void initChannel(Channel ch) {
         RpcRdmaPrivateData local = prepareConnecting(ch, config, callbacks != null);
         RdmaConnection connection = ch instanceof RdmaChannel ? (RdmaChannel) ch : null;
-        CallbackService service = null;
+        BackwardResponder service = null;
         if (callbacks != null) {
-            service = new CallbackService(config.backwardCredits(), stats, rpcStats);
+            service = new BackwardResponder(config.backwardCredits(), stats, rpcStats);
             RpcBackchannel.install(ch, RpcBackchannel.Role.CALLBACK_SERVICE, rpcStats,
                     BackwardMessages.maxMessageSize(InlineThresholds.DEFAULTS));
         }

@@ -2,9 +2,9 @@ package dev.rpcrdma.handlers;
 
 import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaConnection;
-import dev.rpcrdma.handlers.backchannel.BackwardCaller;
+import dev.rpcrdma.handlers.backchannel.BackwardRequester;
 import dev.rpcrdma.handlers.backchannel.BackwardMessages;
-import dev.rpcrdma.handlers.backchannel.CallbackService;
+import dev.rpcrdma.handlers.backchannel.BackwardResponder;
 import dev.rpcrdma.handlers.binding.UpperLayerBinding;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
@@ -122,9 +122,9 @@ public final class RpcRdmaFraming {
     public ChannelHandler responder(Channel ch) {
         InlineThresholds thresholds = RpcRdmaServerInitializer.prepareAccepted(ch, config, backchannel);
         RdmaConnection connection = ch instanceof RdmaChannel ? (RdmaChannel) ch : null;
-        BackwardCaller backward = null;
+        BackwardRequester backward = null;
         if (backchannel) {
-            backward = new BackwardCaller(config.backwardCredits(), stats, rpcStats).bytes(framing);
+            backward = new BackwardRequester(config.backwardCredits(), stats, rpcStats).bytes(framing);
             RpcBackchannel.install(ch, RpcBackchannel.Role.CALLER, rpcStats,
                     BackwardMessages.maxMessageSize(thresholds)).enable();
         }
@@ -135,9 +135,9 @@ public final class RpcRdmaFraming {
     public ChannelHandler requester(Channel ch) {
         RpcRdmaPrivateData local = RpcRdmaClientInitializer.prepareConnecting(ch, config, backchannel);
         RdmaConnection connection = ch instanceof RdmaChannel ? (RdmaChannel) ch : null;
-        CallbackService callbacks = null;
+        BackwardResponder callbacks = null;
         if (backchannel) {
-            callbacks = new CallbackService(config.backwardCredits(), stats, rpcStats);
+            callbacks = new BackwardResponder(config.backwardCredits(), stats, rpcStats);
             RpcBackchannel.install(ch, RpcBackchannel.Role.CALLBACK_SERVICE, rpcStats,
                     BackwardMessages.maxMessageSize(InlineThresholds.DEFAULTS)).enable();
         }

@@ -3,7 +3,7 @@ package dev.rpcrdma.handlers;
 import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaChannelOption;
 import dev.rpcrdma.channel.RdmaConnection;
-import dev.rpcrdma.handlers.backchannel.BackwardCaller;
+import dev.rpcrdma.handlers.backchannel.BackwardRequester;
 import dev.rpcrdma.handlers.backchannel.BackwardMessages;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
@@ -151,9 +151,9 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
         }
         InlineThresholds thresholds = prepareAccepted(ch, config, backchannelTimeout != null);
         RdmaConnection connection = ch instanceof RdmaChannel ? (RdmaChannel) ch : null;
-        BackwardCaller backward = null;
+        BackwardRequester backward = null;
         if (backchannelTimeout != null) {
-            backward = new BackwardCaller(config.backwardCredits(), stats, dispatcher.stats());
+            backward = new BackwardRequester(config.backwardCredits(), stats, dispatcher.stats());
             RpcBackchannel.install(ch, RpcBackchannel.Role.CALLER, dispatcher.stats(),
                     BackwardMessages.maxMessageSize(thresholds));
         }

@@ -105,8 +105,8 @@ public final class TcpRpcLoad {
         boolean epoll = "epoll".equals(transport);
         List<Stack> stacks = new ArrayList<>();
         try {
-            stacks.add(new OursStack(epoll, false));
-            stacks.add(new OursStack(epoll, true));
+            stacks.add(new RpcCodecStack(epoll, false));
+            stacks.add(new RpcCodecStack(epoll, true));
             stacks.add(new Oncrpc4jStack());
             int n = stacks.size();
             for (Stack stack : stacks) {

@@ -11,7 +11,7 @@ import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaErrorException;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.backchannel.BackwardMessages;
-import dev.rpcrdma.handlers.backchannel.CallbackService;
+import dev.rpcrdma.handlers.backchannel.BackwardResponder;
 import dev.rpcrdma.handlers.credits.RequesterCredits;
 import dev.rpcrdma.handlers.header.RdmaErrorCode;
 import dev.rpcrdma.handlers.header.RdmaProcedure;
@@ -104,7 +104,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     private final ArrayDeque<RequesterCall> free = new ArrayDeque<>();
     private final int freeCapacity;
     /** Serves backward calls (RFC 8167 backchannel), or null without a callback service. */
-    private final CallbackService callbacks;
+    private final BackwardResponder callbacks;
     /** Null: RPC messages as {@link InboundRpcMessage} / {@link OutboundRpcMessage}; else as {@code ByteBuf}s. */
     private ByteFraming framing;
     /** Byte framing: the located items of the call being built, (position, length) pairs; reused per call. */
@@ -138,7 +138,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
      * {@code RpcBackchannel} is installed in the CALLBACK_SERVICE role.
      */
     public RpcRdmaRequester(RpcRdmaConfig config, RpcRdmaPrivateData local, RdmaConnection connection,
-                            RpcRdmaStats stats, RpcStats rpcStats, CallbackService callbacks) {
+                            RpcRdmaStats stats, RpcStats rpcStats, BackwardResponder callbacks) {
         ObjectUtil.checkNotNull(config, "config");
         this.callbacks = callbacks;
         this.local = ObjectUtil.checkNotNull(local, "local");
@@ -164,7 +164,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
 
     /** A requester with fixed thresholds serving backward calls through {@code callbacks} (null: none). */
     public RpcRdmaRequester(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
-                            RpcRdmaStats stats, RpcStats rpcStats, CallbackService callbacks) {
+                            RpcRdmaStats stats, RpcStats rpcStats, BackwardResponder callbacks) {
         this(config, RpcRdmaPrivateData.DEFAULTS, connection, stats, rpcStats, callbacks);
         this.thresholds = ObjectUtil.checkNotNull(thresholds, "thresholds");
     }

@@ -9,7 +9,7 @@ import dev.rpcrdma.handlers.ByteFraming;
 import dev.rpcrdma.handlers.RdmaReceiveHandler;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaStats;
-import dev.rpcrdma.handlers.backchannel.BackwardCaller;
+import dev.rpcrdma.handlers.backchannel.BackwardRequester;
 import dev.rpcrdma.handlers.backchannel.BackwardMessages;
 import dev.rpcrdma.handlers.binding.RpcMessageLayout;
 import dev.rpcrdma.handlers.binding.UpperLayerBinding;
@@ -87,7 +87,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
     /** Calls received and not yet answered, by xid. */
     private final IntObjectHashMap<ResponderCall> calls = new IntObjectHashMap<>();
     /** Backward calls to the client (RFC 8167 backchannel), or null without one. */
-    private final BackwardCaller backward;
+    private final BackwardRequester backward;
     /** Call objects whose reply was sent, reused for the next calls; at most the largest grant. */
     private final ArrayDeque<ResponderCall> free = new ArrayDeque<>();
     /** Null: RPC messages as {@link InboundRpcMessage} / {@link OutboundRpcMessage}; else as {@code ByteBuf}s. */
@@ -114,7 +114,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
      * {@code RpcBackchannel} is installed in the CALLER role.
      */
     public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
-                            RpcRdmaStats stats, RpcStats rpcStats, BackwardCaller backward) {
+                            RpcRdmaStats stats, RpcStats rpcStats, BackwardRequester backward) {
         this(config, thresholds, connection, stats, rpcStats, backward, null);
     }
 
@@ -126,7 +126,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
      * framing's {@link UpperLayerBinding} for the call's Write chunks. Backward replies go up as {@code ByteBuf}s too.
      */
     public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
-                            RpcRdmaStats stats, RpcStats rpcStats, BackwardCaller backward, ByteFraming framing) {
+                            RpcRdmaStats stats, RpcStats rpcStats, BackwardRequester backward, ByteFraming framing) {
         this.framing = framing;
         this.config = ObjectUtil.checkNotNull(config, "config");
         // Room for an item per Write chunk a call may offer: each located item that has a chunk is placed in it
@@ -160,7 +160,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
     }
 
     /** The backward caller, or null without a backchannel. */
-    public BackwardCaller backward() {
+    public BackwardRequester backward() {
         return backward;
     }
 

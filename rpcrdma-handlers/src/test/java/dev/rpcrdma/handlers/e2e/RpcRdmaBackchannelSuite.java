@@ -12,7 +12,7 @@ import dev.rpcrdma.handlers.RpcRdmaClientInitializer;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
 import dev.rpcrdma.handlers.RpcRdmaStats;
-import dev.rpcrdma.handlers.backchannel.BackwardCaller;
+import dev.rpcrdma.handlers.backchannel.BackwardRequester;
 import dev.rpcrdma.handlers.header.RdmaSegment;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderDecoder;
@@ -143,7 +143,7 @@ abstract class RpcRdmaBackchannelSuite extends BackchannelSuite {
         return children;
     }
 
-    BackwardCaller backwardCaller() {
+    BackwardRequester backwardCaller() {
         return serverConnection.get().pipeline().get(RpcRdmaResponder.class).backward();
     }
 

@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * (connections on a shared client event-loop group) or with {@link BlockingRpcClient} (each connection's I/O on
  * its calling thread).
  */
-final class OursStack implements TcpRpcLoad.Stack {
+final class RpcCodecStack implements TcpRpcLoad.Stack {
 
     private final boolean epoll;
     private final boolean blocking;
@@ -40,7 +40,7 @@ final class OursStack implements TcpRpcLoad.Stack {
     private final EventLoopGroup clientGroup;
     private final Channel server;
 
-    OursStack(boolean epoll, boolean blocking) throws InterruptedException {
+    RpcCodecStack(boolean epoll, boolean blocking) throws InterruptedException {
         this.epoll = epoll;
         this.blocking = blocking;
         serverGroup = new MultiThreadIoEventLoopGroup(2,

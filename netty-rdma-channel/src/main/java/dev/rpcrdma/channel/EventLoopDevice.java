@@ -35,8 +35,8 @@ import java.util.Arrays;
  * pair keeps the PD and CQ it was created on. The loop's {@code destroy()} destroys what is left. Event-loop
  * confined.
  */
-final class LoopDevice {
-    private static final InternalLogger logger = InternalLoggerFactory.getInstance(LoopDevice.class);
+final class EventLoopDevice {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(EventLoopDevice.class);
     /** Smallest completion queue created. */
     static final int MIN_CQE = 1024;
     /** Completion events acknowledged per {@code ibv_ack_cq_events}. */
@@ -61,15 +61,15 @@ final class LoopDevice {
     private boolean polling;
     private boolean destroyed;
 
-    private LoopDevice(RdmaIoHandler handler, VerbsDevice device, int batch) {
+    private EventLoopDevice(RdmaIoHandler handler, VerbsDevice device, int batch) {
         this.handler = handler;
         this.device = device;
         this.batch = batch;
     }
 
     /** Allocates the protection domain and the completion channel (queues come with the first channel). */
-    static LoopDevice create(RdmaIoHandler handler, VerbsDevice device, int batch) throws IOException {
-        LoopDevice d = new LoopDevice(handler, device, batch);
+    static EventLoopDevice create(RdmaIoHandler handler, VerbsDevice device, int batch) throws IOException {
+        EventLoopDevice d = new EventLoopDevice(handler, device, batch);
         try {
             d.pd = device.allocProtectionDomain();
             d.compChannel = device.createCompletionChannel();
@@ -431,7 +431,7 @@ final class LoopDevice {
 
     @Override
     public String toString() {
-        return "LoopDevice(" + device.name() + ", " + channels.size() + " channels, " + cqs.length + " CQs)";
+        return "EventLoopDevice(" + device.name() + ", " + channels.size() + " channels, " + cqs.length + " CQs)";
     }
 
     /** One completion queue and what is reserved in it. */

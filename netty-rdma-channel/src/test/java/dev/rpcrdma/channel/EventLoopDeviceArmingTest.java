@@ -15,12 +15,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@link LoopDevice}'s arming: a queue is armed again when its event is taken, so that the poll finding what raised
+ * {@link EventLoopDevice}'s arming: a queue is armed again when its event is taken, so that the poll finding what raised
  * the event also counts as the poll after arming; before sleeping, a queue armed and found empty since then needs
  * neither another arming nor another poll, and one that was not is armed and must be polled again. A fake queue
  * counts the calls and plays the device's one notification per arming.
  */
-class LoopDeviceArmingTest {
+class EventLoopDeviceArmingTest {
 
     /** A completion queue: completions to hand out, and the device's notification state. */
     private static final class FakeCq implements CompletionQueue {
@@ -181,7 +181,7 @@ class LoopDeviceArmingTest {
     @Test
     void aWakeUpCostsOneArmingAndTwoPolls() throws IOException {
         FakeDevice device = new FakeDevice();
-        LoopDevice d = LoopDevice.create(null, device, 16);
+        EventLoopDevice d = EventLoopDevice.create(null, device, 16);
         d.retain(); // as a channel's reference would: the device stays after a poll
         d.dedicatedCq(64);
         FakeCq cq = device.cq;
@@ -209,7 +209,7 @@ class LoopDeviceArmingTest {
     @Test
     void aCompletionAfterTheDrainingPollRaisesAnEvent() throws IOException {
         FakeDevice device = new FakeDevice();
-        LoopDevice d = LoopDevice.create(null, device, 16);
+        EventLoopDevice d = EventLoopDevice.create(null, device, 16);
         d.retain();
         d.dedicatedCq(64);
         FakeCq cq = device.cq;
@@ -230,7 +230,7 @@ class LoopDeviceArmingTest {
     @Test
     void aQueueNotDrainedSinceItsArmingIsArmedAndPolledAgain() throws IOException {
         FakeDevice device = new FakeDevice();
-        LoopDevice d = LoopDevice.create(null, device, 4);
+        EventLoopDevice d = EventLoopDevice.create(null, device, 4);
         d.retain();
         d.dedicatedCq(64);
         FakeCq cq = device.cq;

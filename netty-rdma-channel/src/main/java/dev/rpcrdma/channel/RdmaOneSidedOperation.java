@@ -6,14 +6,14 @@ import io.netty.util.internal.ObjectUtil;
  * An outbound one-sided operation between a local registered range and a peer's (rkey, address) range: the base of
  * {@link RdmaWrite} and {@link RdmaRead}. The write promise completes with the work completion.
  */
-public abstract class RdmaRemoteAccess {
+public abstract class RdmaOneSidedOperation {
     private final RdmaMemory local;
     private final int offset;
     private final int length;
     private final long remoteAddress;
     private final int rkey;
 
-    RdmaRemoteAccess(RdmaMemory local, int offset, int length, long remoteAddress, int rkey) {
+    RdmaOneSidedOperation(RdmaMemory local, int offset, int length, long remoteAddress, int rkey) {
         this.local = ObjectUtil.checkNotNull(local, "local");
         ObjectUtil.checkPositiveOrZero(offset, "offset");
         ObjectUtil.checkPositiveOrZero(length, "length");

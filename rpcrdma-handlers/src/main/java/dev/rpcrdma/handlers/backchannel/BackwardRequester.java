@@ -43,8 +43,8 @@ import java.util.List;
  * </ul>
  * Event-loop confined (the responder's).
  */
-public final class BackwardCaller {
-    private static final InternalLogger logger = InternalLoggerFactory.getInstance(BackwardCaller.class);
+public final class BackwardRequester {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(BackwardRequester.class);
 
     private final int reserved;
     private final RpcRdmaStats stats;
@@ -58,14 +58,14 @@ public final class BackwardCaller {
     private final ArrayDeque<Queued> queue = new ArrayDeque<>();
 
     /** @param reserved receives this server keeps posted for backward replies: its most backward calls at once */
-    public BackwardCaller(int reserved, RpcRdmaStats stats, RpcStats rpcStats) {
+    public BackwardRequester(int reserved, RpcRdmaStats stats, RpcStats rpcStats) {
         this.reserved = ObjectUtil.checkPositive(reserved, "reserved");
         this.stats = ObjectUtil.checkNotNull(stats, "stats");
         this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
     }
 
     /** Hands backward replies up as whole-message {@code ByteBuf}s (the byte framing) instead of decoded. */
-    public BackwardCaller bytes(ByteFraming framing) {
+    public BackwardRequester bytes(ByteFraming framing) {
         bytes = ObjectUtil.checkNotNull(framing, "framing");
         return this;
     }

@@ -40,8 +40,8 @@ import java.util.List;
  * </ul>
  * Event-loop confined (the requester's).
  */
-public final class CallbackService {
-    private static final InternalLogger logger = InternalLoggerFactory.getInstance(CallbackService.class);
+public final class BackwardResponder {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(BackwardResponder.class);
 
     private final int grant;
     private final RpcRdmaStats stats;
@@ -52,13 +52,13 @@ public final class CallbackService {
     private ByteFraming bytes;
 
     /** Hands backward calls up as whole-message {@code ByteBuf}s (the byte framing) instead of decoded. */
-    public CallbackService bytes(ByteFraming framing) {
+    public BackwardResponder bytes(ByteFraming framing) {
         bytes = ObjectUtil.checkNotNull(framing, "framing");
         return this;
     }
 
     /** @param grant the backward credits this client grants (receives it keeps posted for backward calls) */
-    public CallbackService(int grant, RpcRdmaStats stats, RpcStats rpcStats) {
+    public BackwardResponder(int grant, RpcRdmaStats stats, RpcStats rpcStats) {
         this.grant = ObjectUtil.checkPositive(grant, "grant");
         this.stats = ObjectUtil.checkNotNull(stats, "stats");
         this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
