@@ -390,7 +390,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         } else if (failure != null) {
             if (awaitingConnectVerdict()) {
                 // A reject moves the connecting queue pair to error, and its flushed receives can come before the
-                // REJECTED event (siw: always in one wake-up, completions being polled first): the CM's verdict
+                // REJECTED event (iWARP: in the same wake-up, completions being polled first): the CM's verdict
                 // says why the connect failed; ESTABLISHED with the failure recorded fails it, as does the timeout.
                 logger.debug("{} queue pair in error while connecting; waiting for the CM's verdict", this);
             } else {
@@ -478,13 +478,13 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             // The responder's verdict on this very request (its NAK on IB and RoCE: remote access, invalid
             // request/operational error) is reported even when the close already began: the peer, having failed the
             // request (e.g. a receive too short), may disconnect before this completion is polled. Local errors
-            // while closing are the close's doing (siw completes a Send its transmitter was in with
+            // while closing are the close's doing (an iWARP device may complete a Send it was transmitting with
             // LOC_QP_OP_ERR when the connection drops) and are not reported.
             boolean peersVerdict = status == WcStatus.REM_INV_REQ_ERR || status == WcStatus.REM_ACCESS_ERR
                     || status == WcStatus.REM_OP_ERR;
             if (!held && (!closing || peersVerdict)) {
-                // iWARP: siw completes the Send it was transmitting with LOC_QP_OP_ERR when the peer's abort closes
-                // the stream under it (seen in the VM's group-shutdown test), as it does when our own close does.
+                // iWARP: the Send being transmitted completes with LOC_QP_OP_ERR when the peer's abort closes the
+                // stream under it (Linux siw_qp_tx.c), as it does when our own close does.
                 if (status == WcStatus.RETRY_EXC_ERR || status == WcStatus.RNR_RETRY_EXC_ERR
                         || status == WcStatus.WR_FLUSH_ERR || status == WcStatus.LOC_QP_OP_ERR && iwarp()) {
                     logger.info("{}: connection lost: {}", this, cause.getMessage());
@@ -726,7 +726,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             RdmaEndpoint e = ep;
             if (e != null && e.qp != null && e.qpTeardown != RdmaEndpoint.QP_STUCK) {
                 if (e.qpTeardown == RdmaEndpoint.QP_HERE) {
-                    registry.releaseWindows(); // before the destroy: on rxe a bound window holds the QP for 50 s
+                    registry.releaseWindows(); // before the destroy: a bound window can hold the QP (Linux rxe_mw.c)
                     e.qpTeardown = RdmaEndpoint.QP_DESTROYING;
                     ioHandler.teardown.destroy(e.qp, destroyed -> {
                         e.queuePairDestroyed(destroyed);

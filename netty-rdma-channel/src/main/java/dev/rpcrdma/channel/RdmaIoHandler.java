@@ -47,8 +47,8 @@ public final class RdmaIoHandler implements IoHandler {
     /** How long {@link #destroy()} waits for the device to flush what closing channels had posted. */
     private static final long TERMINATION_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
     /**
-     * How long a loop that is being destroyed waits for queue pair destroys under way ({@link QueuePairTeardown}:
-     * on Soft-RoCE one took about 50 s); after it, what they still hold is leaked, logged.
+     * How long a loop that is being destroyed waits for queue pair destroys under way ({@link QueuePairTeardown}: a
+     * provider may hold a destroy for tens of seconds); after it, what they still hold is leaked, logged.
      */
     private static final long QP_DESTROY_WAIT_NANOS = TimeUnit.SECONDS.toNanos(120);
 
@@ -85,7 +85,6 @@ public final class RdmaIoHandler implements IoHandler {
     private int busyWork;
     private boolean shutdownHookAdded;
     private boolean destroyed;
-    /** Threads inside {@link #wakeup()}'s eventfd write: destroy() closes the fd only once none is. */
     /**
      * Threads inside {@link #wakeup()}'s eventfd write, plus {@link #WAKEUP_FD_CLOSING} once destroy() wants the fd
      * closed: whoever brings the count of writers to zero with that bit set closes it, so no write can hit a closed
@@ -173,7 +172,7 @@ public final class RdmaIoHandler implements IoHandler {
      * Spins on {@link #pollHot} for about {@code busyNanos}; true (with the work in {@link #busyWork}) if it found
      * work. The clock is read once every {@value #ROUNDS_PER_CLOCK_READ} empty rounds, not per round:
      * {@code System.nanoTime()} is a system call wherever the clocksource has no vDSO (HPET or ACPI PM timer in a
-     * virtual machine: in the Soft-RoCE VM it cost more than the poll itself), and the latency of noticing a
+     * virtual machine, where it can cost more than the poll itself), and the latency of noticing a
      * completion is the length of one round. So the loop spins up to that many rounds longer than asked.
      */
     private boolean busyPoll(IoHandlerContext context, long busyNanos) {

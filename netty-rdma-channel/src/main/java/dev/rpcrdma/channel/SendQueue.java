@@ -450,7 +450,7 @@ final class SendQueue {
 
     /**
      * Adds the content's components as inline SGEs to {@code wr}; false if a component has no memory address or there
-     * are more than {@code maxSge} (what the queue pair was granted: 6 on siw) of them.
+     * are more than {@code maxSge} (what the queue pair was granted) of them.
      */
     private static boolean addInline(SendWorkRequest wr, ByteBuf content, int maxSge) {
         int length = content.readableBytes();
@@ -545,7 +545,7 @@ final class SendQueue {
      * signalled zero-length RDMA Write is posted behind it (into the entry reserved for it): it flushes, and its
      * completion retires everything before it (as the kernel's {@code ib_drain_sq}). Zero length: no memory is
      * touched even if the queue pair did not go to error. False if it could not be posted. Never needed on iWARP, where
-     * every request is signalled: siw would not flush a request posted after the state change (siw_verbs.c).
+     * every request is signalled, and a request posted after the state change is not flushed (Linux siw_verbs.c).
      */
     boolean postDrainMarker() {
         if (inFlight() == 0 || lastPostedSignaled) {

@@ -219,7 +219,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     /**
      * Once the device is known ({@link RdmaDeviceResolvedEvent}, before the connect request leaves): withdraws the
      * RFC 8797 R bit where the device does not report remote invalidation in receive completions
-     * ({@link RdmaConnection#remoteInvalidationSupported()}: siw, where a Send With Invalidate would also kill any
+     * ({@link RdmaConnection#remoteInvalidationSupported()} false: there a Send With Invalidate could reach any
      * key of the protection domain), so the responder never invalidates this side's memory remotely.
      */
     @Override
