@@ -15,6 +15,8 @@ import dev.rpcrdma.oncrpc.gss.Krb5Credentials;
 import dev.rpcrdma.oncrpc.gss.RpcGssClientContext;
 import dev.rpcrdma.oncrpc.gss.RpcGssService;
 import dev.rpcrdma.oncrpc.message.AuthSysCredential;
+import dev.rpcrdma.oncrpc.tcp.TcpRpcClientInitializer;
+import dev.rpcrdma.oncrpc.tcp.TcpRpcConfig;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import dev.rpcrdma.oncrpc.xdr.XdrReader;
@@ -23,6 +25,10 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import org.ietf.jgss.GSSCredential;
+import org.ietf.jgss.GSSName;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -35,7 +41,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -46,8 +54,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Our RPCSEC_GSS client (krb5p) against the Linux kernel's nfsd over RPC-over-RDMA, in the VM stage: an MIT KDC
  * ({@link Krb5Realm}) issues the tickets, nfsd hands the context tokens to gssproxy (Debian's gssproxy, started
  * with the keytab of {@code nfs/}{@value #SERVER_NAME}; {@code /proc/net/rpc/use-gss-proxy}), and nfsd exports a
- * tmpfs with {@code sec=krb5p} only. NFS NULL and an NFSv4.0 COMPOUND of PUTROOTFH and GETATTR, protected by
- * privacy, get verified replies; the same COMPOUND under AUTH_SYS is refused (WRONGSEC).
+ * tmpfs with {@code sec=krb5:krb5i:krb5p}. NFS NULL and an NFSv4.0 COMPOUND of PUTROOTFH and GETATTR under krb5,
+ * krb5i and krb5p get verified replies, over RDMA on every provider and over TCP once; the same COMPOUND under
+ * AUTH_SYS is refused (WRONGSEC).
  */
 @Tag("rdma-device")
 class LinuxKernelNfsdKrb5Test {
@@ -105,12 +114,12 @@ class LinuxKernelNfsdKrb5Test {
         File script = new File(LinuxKernelNfsdKrb5Test.class.getResource("start-knfsd-v41.sh").toURI());
         String out = sh("sh " + script.getPath() + " " + EXPORT, 120);
         assertTrue(out.contains("rdma 20049"), out);
-        // The export again, with a security list: krb5p only (secinfo: count, then flavor and flags each; the
-        // flags must be the export's).
+        // The export again, with a security list: krb5, krb5i, krb5p (secinfo: count, then flavor and flags each;
+        // the flags must be the export's).
         String never = "2147483647";
-        sh("echo 'rdmatest " + EXPORT + " " + never + " 9218 65534 65534 41 secinfo 1 " + RPCSEC_GSS_KRB5P
-                + " 9218' > /proc/net/rpc/nfsd.export/channel && grep '" + EXPORT + "' /proc/net/rpc/nfsd.export"
-                + "/content", 60);
+        sh("echo 'rdmatest " + EXPORT + " " + never + " 9218 65534 65534 41 secinfo 3 390003 9218 390004 9218 "
+                + RPCSEC_GSS_KRB5P + " 9218' > /proc/net/rpc/nfsd.export/channel && grep '" + EXPORT + "'"
+                + " /proc/net/rpc/nfsd.export/content", 60);
     }
 
     @AfterAll
@@ -171,8 +180,45 @@ class LinuxKernelNfsdKrb5Test {
         return new int[] {0, r.readInt()};
     }
 
+    /**
+     * On one connection: AUTH_SYS is refused (WRONGSEC: the export lists only Kerberos), then for each of krb5,
+     * krb5i and krb5p a context, NFS NULL and the COMPOUND, whose outcomes are collected before anything is
+     * asserted, so that one run shows which services work.
+     */
+    static void exercise(RpcClient client, String transport) throws Exception {
+        int[] sys = client.callAndWait(NFS_PROGRAM, NFS_V4, 1, putrootfhGetattr(client),
+                LinuxKernelNfsdKrb5Test::compoundResult, CallOptions.DEFAULT.withCredential(
+                        new AuthSysCredential(0, "localhost", 0, 0).toOpaqueAuth()));
+        assertEquals(NFS4ERR_WRONGSEC, sys[0], "nfsd refuses AUTH_SYS on a Kerberos-only export");
+        GSSCredential root = Krb5Credentials.initiator(Krb5Realm.name("root"), realm.addPrincipal("root"));
+        GSSName target = Krb5Credentials.principalName(Krb5Realm.name("nfs/" + SERVER_NAME));
+        Map<RpcGssService, String> outcomes = new EnumMap<>(RpcGssService.class);
+        for (RpcGssService service : RpcGssService.values()) {
+            String step = "context";
+            try {
+                RpcGssClientContext context = RpcGssClientContext.establish(client, NFS_PROGRAM, NFS_V4, root, target,
+                        service);
+                step = "NULL";
+                client.callAndWait(NFS_PROGRAM, NFS_V4, 0, XdrPayload.empty(), RpcReplyDecoder.VOID,
+                        context.callOptions());   // a void body, still protected (RFC 2203 §5.3.2.2)
+                step = "COMPOUND";
+                int[] r = client.callAndWait(NFS_PROGRAM, NFS_V4, 1, putrootfhGetattr(client),
+                        LinuxKernelNfsdKrb5Test::compoundResult, context.callOptions());
+                outcomes.put(service, r[0] == 0 && r[1] == NF4DIR ? "ok" : "COMPOUND status " + r[0] + " type " + r[1]);
+                step = "DESTROY";
+                context.destroy(client);
+            } catch (Exception e) {
+                outcomes.merge(service, step + " failed: " + e, (a, b) -> a + "; " + b);
+            }
+        }
+        System.out.println("our RPCSEC_GSS client against nfsd over " + transport + ": " + outcomes);
+        for (RpcGssService service : RpcGssService.values()) {
+            assertEquals("ok", outcomes.get(service), service + " over " + transport + ": " + outcomes);
+        }
+    }
+
     @Test
-    void ourKrb5pClientCallsNfsdOverRdma() throws Exception {
+    void ourKrb5ClientsCallNfsdOverRdma() throws Exception {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, RdmaIoHandler.newFactory(new RdmaIoHandlerConfig()
                 .fabric(Fabrics.findNative())));
         RpcRdmaStats rdmaStats = new RpcRdmaStats();
@@ -182,25 +228,25 @@ class LinuxKernelNfsdKrb5Test {
                             Duration.ofSeconds(120)))
                     .connect(new InetSocketAddress(InetAddress.getByName(System.getenv("VM_RDMA_ADDR")), 20049))
                     .sync().channel();
-            RpcClient client = RpcClient.of(channel);
-            // Under AUTH_SYS, the krb5p-only export refuses the file handle (RFC 7530 §16.22: WRONGSEC).
-            int[] sys = client.callAndWait(NFS_PROGRAM, NFS_V4, 1, putrootfhGetattr(client),
-                    LinuxKernelNfsdKrb5Test::compoundResult, CallOptions.DEFAULT.withCredential(
-                            new AuthSysCredential(0, "localhost", 0, 0).toOpaqueAuth()));
-            assertEquals(NFS4ERR_WRONGSEC, sys[0], "nfsd refuses AUTH_SYS on a krb5p export");
-
-            RpcGssClientContext krb5p = RpcGssClientContext.establish(client, NFS_PROGRAM, NFS_V4,
-                    Krb5Credentials.initiator(Krb5Realm.name("root"), realm.addPrincipal("root")),
-                    Krb5Credentials.principalName(Krb5Realm.name("nfs/" + SERVER_NAME)), RpcGssService.PRIVACY);
-            client.callAndWait(NFS_PROGRAM, NFS_V4, 0, XdrPayload.empty(), RpcReplyDecoder.VOID,
-                    krb5p.callOptions());   // NFS NULL: a void body, still sealed (RFC 2203 §5.3.2.2)
-            int[] r = client.callAndWait(NFS_PROGRAM, NFS_V4, 1, putrootfhGetattr(client),
-                    LinuxKernelNfsdKrb5Test::compoundResult, krb5p.callOptions());
-            assertEquals(0, r[0], "COMPOUND status under krb5p");
-            assertEquals(NF4DIR, r[1], "the root is a directory");
-            krb5p.destroy(client);
-            System.out.println("krb5p against nfsd over RDMA: " + rdmaStats);
+            exercise(RpcClient.of(channel), "RDMA");
+            System.out.println("nfsd over RDMA: " + rdmaStats);
             assertEquals(0, rdmaStats.discardedMessages() + rdmaStats.errorsReceived(), rdmaStats.toString());
+            channel.close().sync();
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    @Test
+    @Tag("rdma-device-once") // TCP: the same on every provider
+    void ourKrb5ClientsCallNfsdOverTcp() throws Exception {
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        try {
+            Channel channel = new Bootstrap().group(group).channel(NioSocketChannel.class)
+                    .handler(new TcpRpcClientInitializer(new RpcStats(), TcpRpcConfig.DEFAULT, Duration.ofSeconds(120)))
+                    .connect(new InetSocketAddress(InetAddress.getByName(System.getenv("VM_RDMA_ADDR")), 2049))
+                    .sync().channel();
+            exercise(RpcClient.of(channel), "TCP");
             channel.close().sync();
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();

@@ -34,8 +34,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * kernel's RPCSEC_GSS client ({@code rpcsec_gss_krb5}) fed by nfs-utils' {@code rpc.gssd}, which gets the client's
  * machine credential from a keytab of {@code host/localhost} (root's operations and the lease) and a user's from
  * the user's ticket cache. The server exports krb5, krb5i and krb5p (not sys) as {@code nfs/}{@value #SERVER_NAME}:
- * the mounts name the server by that name ({@code addr=} gives its address; gssd uses a dotted name as it is,
- * without DNS). Over RDMA on every provider, over TCP once; a {@code sec=sys} mount is refused (WRONGSEC), a user
+ * the mounts name the server by that name ({@code addr=} gives its address), which the guest's hosts file
+ * resolves for gssd. Over RDMA on every provider, over TCP once; a {@code sec=sys} mount is refused (WRONGSEC), a user
  * without a ticket or with an expired one is refused, a read delegation is recalled over the backchannel.
  */
 @Tag("rdma-device")
@@ -49,6 +49,7 @@ class LinuxKernelClientKrb5Test {
     static String addr;
     static Krb5Realm realm;
     static Path ccaches;
+    static Path krb5Conf;
     static Process gssd;
     static Path gssdLog;
     static Nfs4Server server;
@@ -69,15 +70,25 @@ class LinuxKernelClientKrb5Test {
         Path machineKeytab = realm.addPrincipal("host/" + LinuxKernelClientTest.run("hostname", 30).trim());
         realm.addPrincipal(USER);
         rootKeytab = realm.addPrincipal("root");
-        ccaches = Files.createDirectories(realm.directory().resolve("ccaches"));
+        // gssd reads a user's cache, and krb5.conf, as that user: a directory the user can enter, a copy of the
+        // realm's krb5.conf (the realm's directory is root's alone).
+        Path gssdDir = Files.createDirectories(Path.of("/tmp/rpcrdma-gssd"));
+        ccaches = Files.createDirectories(gssdDir.resolve("ccaches"));
+        krb5Conf = Files.copy(realm.krb5Conf(), gssdDir.resolve("krb5.conf"),
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        sh("chmod 755 " + gssdDir + " " + ccaches + " && chmod 644 " + krb5Conf);
         // Our server takes the NFS ports; the kernel's nfsd (other modules' tests) must not hold them.
         sh("if [ -w /proc/fs/nfsd/threads ]; then echo 0 > /proc/fs/nfsd/threads; fi; modprobe nfs; modprobe nfsv4;"
                 + " modprobe rpcrdma || true; modprobe rpcsec_gss_krb5; mkdir -p /run/rpc_pipefs;"
                 + " grep -q ' /run/rpc_pipefs ' /proc/mounts || mount -t rpc_pipefs sunrpc /run/rpc_pipefs");
+        // gssd looks the server's name up (getaddrinfo) to find its realm: the guest's hosts file (its overlay is
+        // writable) names this host; the mounts still give the address (addr=).
+        sh("grep -q ' " + SERVER_NAME + "$' /etc/hosts || echo '" + addr + " " + SERVER_NAME + "' >> /etc/hosts");
         gssdLog = realm.directory().resolve("gssd.log");
         ProcessBuilder pb = new ProcessBuilder("/usr/sbin/rpc.gssd", "-f", "-v", "-p", "/run/rpc_pipefs", "-k",
                 machineKeytab.toString(), "-d", ccaches.toString());
         pb.environment().putAll(realm.environment());
+        pb.environment().put("KRB5_CONFIG", krb5Conf.toString());
         gssd = pb.redirectErrorStream(true).redirectOutput(gssdLog.toFile()).start();
         server = Nfs4Server.start("--transport", "both", "--port", "2049", "--rdma-port", "20049", "--address",
                 "0.0.0.0", "--fabric", "native", "--lease", "20", "--sec", "krb5,krb5i,krb5p", "--keytab",
@@ -151,25 +162,26 @@ class LinuxKernelClientKrb5Test {
                 + ",clientaddr=" + addr + ",soft,timeo=100,retrans=3 " + SERVER_NAME + ":/ " + mnt;
     }
 
-    /** The workload under one flavor: 16 MiB written, read back after a remount and compared, list, rename, remove. */
+    /** The workload under one flavor: 16 MiB written, read back after a remount and compared; list, rename, remove. */
     void workload(String proto, String sec) throws Exception {
         RpcGssStats gss = server.gss().stats();
         long contexts = gss.contextsEstablished();
         sh(mountCommand(proto, sec) + " && grep " + mnt + " /proc/mounts");
         String opts = run("grep ' " + mnt + " ' /proc/mounts", 30);
         assertTrue(opts.contains("sec=" + sec + ",") && opts.contains("proto=" + proto), opts);
-        String file = "/tmp/nfs41-krb5-src";
-        sh("[ -f " + file + " ] || dd if=/dev/urandom of=" + file + " bs=1M count=" + LinuxKernelClientTest.MIB
-                + " 2>&1; dd if=" + file + " of=" + mnt + "/big-" + sec + " bs=1M conv=fsync 2>&1");
-        sh("umount -i " + mnt + " && " + mountCommand(proto, sec) + " && cmp " + file + " " + mnt + "/big-" + sec
+        String src = "/tmp/nfs41-krb5-src";
+        String big = mnt + "/big-" + proto + "-" + sec;
+        String dir = mnt + "/d-" + proto + "-" + sec;
+        sh("[ -f " + src + " ] || dd if=/dev/urandom of=" + src + " bs=1M count=" + LinuxKernelClientTest.MIB
+                + " 2>&1; dd if=" + src + " of=" + big + " bs=1M conv=fsync 2>&1");
+        sh("umount -i " + mnt + " && " + mountCommand(proto, sec) + " && cmp " + src + " " + big
                 + " && echo BYTE-IDENTICAL");
-        sh("mkdir " + mnt + "/d-" + sec + " && i=0; while [ $i -lt 20 ]; do echo $i > " + mnt + "/d-" + sec + "/f$i;"
-                + " i=$((i+1)); done; echo created");
-        assertEquals("21", run("ls -l " + mnt + "/d-" + sec + " | wc -l", 300).trim(), "20 files and a total line");
-        sh("mv " + mnt + "/d-" + sec + "/f7 " + mnt + "/d-" + sec + "/renamed && cat " + mnt + "/d-" + sec
-                + "/renamed && mv " + mnt + "/big-" + sec + " " + mnt + "/d-" + sec + "/big && rm -r " + mnt + "/d-"
-                + sec + " && ls -la " + mnt);
-        assertEquals("", run("ls " + mnt, 60).trim(), "everything removed");
+        sh("mkdir " + dir + " && i=0; while [ $i -lt 20 ]; do echo $i > " + dir + "/f$i; i=$((i+1)); done;"
+                + " echo created");
+        assertEquals("21", run("ls -l " + dir + " | wc -l", 300).trim(), "20 files and a total line");
+        sh("mv " + dir + "/f7 " + dir + "/renamed && cat " + dir + "/renamed && mv " + big + " " + dir + "/big"
+                + " && rm -r " + dir + " && ls -la " + mnt);
+        assertEquals("gone", run("[ -e " + dir + " ] || [ -e " + big + " ] || echo gone", 60).trim());
         String stats = run("sed -n '/" + mnt.replace("/", "\\/") + "/,/^$/p' /proc/self/mountstats", 60);
         assertTrue(stats.contains("xprt:\t" + proto) || stats.contains("xprt: " + proto), stats);
         sh("umount -i " + mnt + " && echo UNMOUNTED");
@@ -254,6 +266,7 @@ class LinuxKernelClientKrb5Test {
         ProcessBuilder pb = new ProcessBuilder("kinit", "-k", "-t", keytab.toString(), "-c", "FILE:" + cache,
                 "-l", lifetime, Krb5Realm.name(principal));
         pb.environment().putAll(realm.environment());
+        pb.environment().put("KRB5_CONFIG", krb5Conf.toString());
         Process p = pb.redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, "kinit: " + out);
