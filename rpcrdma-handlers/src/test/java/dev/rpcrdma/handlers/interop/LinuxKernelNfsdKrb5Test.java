@@ -111,6 +111,10 @@ class LinuxKernelNfsdKrb5Test {
                     + Files.readString(gssproxyLog));
             Thread.sleep(100);
         }
+        // The kernel's own view of a refused call: its RPCSEC_GSS and nfsd trace events, printed after the tests.
+        sh("d=/sys/kernel/tracing; [ -d $d/events ] || mount -t tracefs nodev $d; echo > $d/trace;"
+                + " echo 1 > $d/events/rpcgss/enable; for e in nfsd_compound_decode_err nfsd_garbage_args_err; do"
+                + " [ -e $d/events/nfsd/$e ] && echo 1 > $d/events/nfsd/$e/enable; done; true", 60);
         File script = new File(LinuxKernelNfsdKrb5Test.class.getResource("start-knfsd-v41.sh").toURI());
         String out = sh("sh " + script.getPath() + " " + EXPORT, 120);
         assertTrue(out.contains("rdma 20049"), out);
@@ -124,6 +128,10 @@ class LinuxKernelNfsdKrb5Test {
 
     @AfterAll
     static void stop() throws Exception {
+        if (realm != null) {
+            sh("d=/sys/kernel/tracing; echo 0 > $d/events/rpcgss/enable; grep -v '^#' $d/trace | tail -n 40;"
+                    + " echo > $d/trace; true", 60);
+        }
         KernelNfsd.stopInVm();
         if (gssproxy != null) {
             gssproxy.destroy();
