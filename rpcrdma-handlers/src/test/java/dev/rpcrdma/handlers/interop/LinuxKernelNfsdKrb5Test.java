@@ -99,15 +99,19 @@ class LinuxKernelNfsdKrb5Test {
                 "  kernel_nfsd = yes",
                 "  euid = 0",
                 ""), StandardCharsets.US_ASCII);
-        sh("modprobe rpcsec_gss_krb5 && modprobe nfsd && cat /proc/net/rpc/use-gss-proxy", 120);
+        // The socket of an earlier JVM's gssproxy (this boot's previous provider) goes, so that its reappearance
+        // says the new one listens.
+        sh("modprobe rpcsec_gss_krb5 && modprobe nfsd && rm -f /run/gssproxy.sock && cat /proc/net/rpc/use-gss-proxy",
+                120);
         gssproxyLog = conf.resolve("gssproxy.log");
         ProcessBuilder pb = new ProcessBuilder("/usr/sbin/gssproxy", "-i", "-d", "-c",
                 conf.resolve("gssproxy.conf").toString(), "-C", conf.toString());
         pb.environment().putAll(realm.environment());
         gssproxy = pb.redirectErrorStream(true).redirectOutput(gssproxyLog.toFile()).start();
-        // gssproxy tells the kernel to use it (writes 1 to use-gss-proxy) once it listens.
+        // gssproxy tells the kernel to use it (writes 1 to use-gss-proxy, for good) and listens on its socket.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!Files.readString(Path.of("/proc/net/rpc/use-gss-proxy")).trim().equals("1")) {
+        while (!Files.readString(Path.of("/proc/net/rpc/use-gss-proxy")).trim().equals("1")
+                || !Files.exists(Path.of("/run/gssproxy.sock"))) {
             assertTrue(gssproxy.isAlive(), "gssproxy exited: " + Files.readString(gssproxyLog));
             assertTrue(System.nanoTime() < deadline, "gssproxy did not register with the kernel: "
                     + Files.readString(gssproxyLog));
