@@ -19,7 +19,9 @@ import java.util.concurrent.TimeUnit;
  * A throwaway MIT Kerberos realm for tests: a KDC database in a temporary directory ({@code kdb5_util create -s}),
  * principals and keytabs ({@code kadmin.local}), {@code krb5kdc -n} on a free localhost port, and the JDK pointed
  * at it ({@code java.security.krb5.conf}). Skips the test loudly when MIT Kerberos is not installed
- * ({@code tools/setup} installs it). {@link #close()} kills the KDC. One realm per test class keeps tests fast.
+ * ({@code tools/setup} installs it). {@link #close()} kills the KDC. One realm per test class keeps tests fast;
+ * the VM stage's tests share one per JVM ({@link #shared()}), with the peers they start (rpc.gssd, gssproxy,
+ * kinit) pointed at it through {@link #environment()}.
  */
 public final class Krb5Realm implements AutoCloseable {
 
@@ -28,7 +30,9 @@ public final class Krb5Realm implements AutoCloseable {
     private final Path dir;
     private final int port;
     private final Map<String, String> env;
+    private final java.util.Set<String> principals = new java.util.HashSet<>();
     private Process kdc;
+    private static Krb5Realm shared;
 
     private Krb5Realm(Path dir, int port) {
         this.dir = dir;
@@ -82,6 +86,36 @@ public final class Krb5Realm implements AutoCloseable {
         }
         System.setProperty("java.security.krb5.conf", dir.resolve("krb5.conf").toString());
         return realm;
+    }
+
+    /**
+     * The realm of this JVM, started by the first caller and ended with the JVM: test classes that need the
+     * same KDC (the VM stage's, whose start-up costs seconds under emulation) share it. Points the JDK at it again,
+     * in case a class started a realm of its own meanwhile.
+     */
+    public static synchronized Krb5Realm shared() throws IOException, InterruptedException {
+        if (shared == null) {
+            Krb5Realm realm = start();
+            Runtime.getRuntime().addShutdownHook(new Thread(realm::close, "krb5-realm-close"));
+            shared = realm;
+        }
+        System.setProperty("java.security.krb5.conf", shared.dir.resolve("krb5.conf").toString());
+        return shared;
+    }
+
+    /** This realm's {@code krb5.conf} (what {@code KRB5_CONFIG} names for MIT tools). */
+    public Path krb5Conf() {
+        return dir.resolve("krb5.conf");
+    }
+
+    /** The environment MIT Kerberos programs need to use this realm ({@code KRB5_CONFIG}, the KDC's profile). */
+    public Map<String, String> environment() {
+        return env;
+    }
+
+    /** The directory of the realm's files (database, logs, keytabs), deleted by {@link #close()}. */
+    public Path directory() {
+        return dir;
     }
 
     private void configure() throws IOException {
@@ -155,9 +189,12 @@ public final class Krb5Realm implements AutoCloseable {
         }
     }
 
-    /** Adds {@code principal} with a random key and writes its keytab. */
-    public Path addPrincipal(String principal) throws IOException, InterruptedException {
+    /** Adds {@code principal} with a random key and writes its keytab (once: again, the same keytab). */
+    public synchronized Path addPrincipal(String principal) throws IOException, InterruptedException {
         Path keytab = dir.resolve(principal.replace('/', '_') + ".keytab");
+        if (!principals.add(principal)) {
+            return keytab;
+        }
         run(List.of(tool("kadmin.local").toString(), "-r", REALM, "-q", "addprinc -randkey " + principal));
         run(List.of(tool("kadmin.local").toString(), "-r", REALM, "-q",
                 "ktadd -k " + keytab + " " + principal));

@@ -103,13 +103,13 @@ class LinuxClientMountsHadoopGatewayTest {
                 new InetSocketAddress(addr, 20049))) {
             String options = "vers=3,port=20049,proto=rdma,mountport=" + mountPort + ",mountproto=tcp,nolock,addr="
                     + addr;
-            String mount = "mount -t nfs -o " + options + " " + addr + ":/ " + MNT;
+            String mount = "mount -i -t nfs -o " + options + " " + addr + ":/ " + MNT;
             try {
                 run(mount + " && grep " + MNT + " /proc/mounts", 600);
                 int fileMib = Integer.getInteger("hadoop.gateway.mib", DEFAULT_MIB);
                 run("dd if=/dev/urandom of=/tmp/hadoop-big bs=1M count=" + fileMib + " 2>&1 && cp /tmp/hadoop-big "
                         + MNT + "/big && sync", 1200);
-                run("umount " + MNT + " && " + mount + " && cmp /tmp/hadoop-big " + MNT + "/big && echo SAME"
+                run("umount -i " + MNT + " && " + mount + " && cmp /tmp/hadoop-big " + MNT + "/big && echo SAME"
                         + " && rm /tmp/hadoop-big", 1200);
                 run("mkdir " + MNT + "/dir && i=0; while [ $i -lt 20 ]; do echo $i > " + MNT + "/dir/f$i || exit 1; "
                         + "i=$((i+1)); done; ls " + MNT + "/dir | wc -l", 600);
@@ -132,7 +132,7 @@ class LinuxClientMountsHadoopGatewayTest {
                 // emulation takes minutes per 256 MiB.
                 int mib = Integer.getInteger("hadoop.gateway.dd.mib", 0);
                 if (mib > 0) {
-                    run("umount " + MNT, 300);
+                    run("umount -i " + MNT, 300);
                     Thread monitor = monitor(gateway);
                     // -Dhadoop.gateway.dd.rounds=N: N rounds, the order alternating (rdma first, then tcp first).
                     int rounds = Integer.getInteger("hadoop.gateway.dd.rounds", 1);
@@ -156,7 +156,7 @@ class LinuxClientMountsHadoopGatewayTest {
                     monitor.interrupt();
                 }
             } finally {
-                run("umount " + MNT + " 2>/dev/null || umount -f -l " + MNT + " 2>/dev/null; true", 120);
+                run("umount -i " + MNT + " 2>/dev/null || umount -i -f -l " + MNT + " 2>/dev/null; true", 120);
             }
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
@@ -167,7 +167,7 @@ class LinuxClientMountsHadoopGatewayTest {
     private static void ddRound(String proto, int mib, String label, int mountPort, int tcpPort, String addr)
             throws IOException, InterruptedException {
         int port = proto.equals("rdma") ? 20049 : tcpPort;
-        String m = "mount -t nfs -o vers=3,port=" + port + ",proto=" + proto + ",mountport=" + mountPort
+        String m = "mount -i -t nfs -o vers=3,port=" + port + ",proto=" + proto + ",mountport=" + mountPort
                 + ",mountproto=tcp,nolock,addr=" + addr + " " + addr + ":/ " + MNT;
         String file = MNT + "/dd-" + proto;
         String tag = label + proto;
@@ -189,12 +189,12 @@ class LinuxClientMountsHadoopGatewayTest {
             run("perf report -i /tmp/perf-" + tag + ".data --stdio --no-children --sort comm,dso,sym 2>/dev/null"
                     + " | grep -v '^#' | grep -v '^$' | head -n 45 | sed 's/^/" + tag + " perf: /'", 600);
         }
-        run("umount " + MNT + " && " + m, 600);
+        run("umount -i " + MNT + " && " + m, 600);
         CpuUse read = CpuUse.now();
         run("dd if=" + file + " of=/dev/null bs=1M 2>&1 | tail -1 | sed 's/^/" + tag + " read: /'", 3600);
         System.out.println(tag + " read CPU: " + read.since(mib));
         run("stat -c '" + tag + " size: %s' " + file + " && cmp -n "
-                + ((long) mib << 20) + " /dev/zero " + file + " && rm " + file + " && umount " + MNT, 3600);
+                + ((long) mib << 20) + " /dev/zero " + file + " && rm " + file + " && umount -i " + MNT, 3600);
         // Hadoop's gateway keeps WRITEs that arrive ahead of the file's next offset in memory and, past its watermark,
         // starts a dumper thread for the file that spills them to local disk (OpenFileCtx.waitForDump): a dumper
         // born in a phase says that phase's WRITEs came out of order.

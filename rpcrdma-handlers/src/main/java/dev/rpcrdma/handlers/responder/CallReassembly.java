@@ -99,9 +99,11 @@ final class CallReassembly {
             insertedBytes += c.length() + ((4 - (c.length() & 3)) & 3);
             total += c.length();
         }
-        if (total + base + 3L * rest.size() > maxMessageSize || total > maxMessageSize) {
-            throw RpcRdmaHeaderException.errChunk(xid, "Read chunks total " + total + " bytes, more than the "
-                    + maxMessageSize + "-byte message limit");
+        // The whole message: the inline part or the position-zero chunk (counted once), and the inserted chunks
+        // with their pads.
+        if (base + insertedBytes > maxMessageSize) {
+            throw RpcRdmaHeaderException.errChunk(xid, "Read chunks total " + total + " bytes, a message of "
+                    + (base + insertedBytes) + " bytes, more than the " + maxMessageSize + "-byte message limit");
         }
         return new CallReassembly(zero, List.copyOf(rest), total, insertedBytes);
     }

@@ -103,4 +103,28 @@ class CallReassemblyTest {
         assertEquals(1, plan.inserted.size());
         assertEquals(15, plan.totalRead);
     }
+
+    /**
+     * A Long Call is as large as its position-zero chunk: a krb5i or krb5p WRITE of 1 MiB from the Linux client
+     * (its whole message in one chunk, RFC 8166 §8.2.2) fits a limit of 1 MiB and some, not twice that.
+     */
+    @Test
+    void aLongCallCountsItsPositionZeroChunkOnce() throws Exception {
+        int limit = (1 << 20) + 69632;
+        CallReassembly plan = CallReassembly.plan(RpcRdmaHeader.nomsg(1, 1, List.of(read(0, 1048832)), List.of(),
+                null), 0, limit);
+        assertEquals(1048832, plan.totalRead);
+        CallReassembly.plan(RpcRdmaHeader.nomsg(1, 1, List.of(read(0, limit)), List.of(), null), 0, limit);
+        assertThrows(RpcRdmaHeaderException.class, () -> CallReassembly.plan(RpcRdmaHeader.nomsg(1, 1,
+                List.of(read(0, limit + 4)), List.of(), null), 0, limit));
+        // With a further chunk inserted into the position-zero chunk's stream: the sum of both, and its pad.
+        CallReassembly.plan(RpcRdmaHeader.nomsg(1, 1, List.of(read(0, limit - 8), read(8, 5)), List.of(), null),
+                0, limit);
+        assertThrows(RpcRdmaHeaderException.class, () -> CallReassembly.plan(RpcRdmaHeader.nomsg(1, 1,
+                List.of(read(0, limit - 4), read(8, 5)), List.of(), null), 0, limit));
+        // An RDMA_MSG call: the inline part and the chunk.
+        CallReassembly.plan(RpcRdmaHeader.msg(1, 1, List.of(read(16, limit - 16)), List.of(), null), 16, limit);
+        assertThrows(RpcRdmaHeaderException.class, () -> CallReassembly.plan(RpcRdmaHeader.msg(1, 1,
+                List.of(read(16, limit - 12)), List.of(), null), 16, limit));
+    }
 }

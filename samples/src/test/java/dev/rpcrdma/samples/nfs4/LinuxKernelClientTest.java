@@ -24,8 +24,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * client's full-size WRITEs and READs, the server's maximum being 1 MiB; {@code -Dnfs4.kernelClient.mib}) written and
  * read back byte-checked after a remount, also by four readers at once, 1000 files created and listed with
  * {@code ls -l}, mkdir/rename/rm, a clean umount. Over TCP it also checks a read delegation held by the kernel
- * client is recalled over its backchannel when our Java client opens the file for write. The mount has no mount.nfs
- * helper in the VM: util-linux passes the options straight to the kernel, hence {@code addr=}.
+ * client is recalled over its backchannel when our Java client opens the file for write. The mounts skip the mount.nfs
+ * helper ({@code mount -i}; nfs-common is installed for rpc.gssd): util-linux passes the options straight to the
+ * kernel, hence {@code addr=}.
  */
 @Tag("rdma-device")
 class LinuxKernelClientTest {
@@ -51,7 +52,7 @@ class LinuxKernelClientTest {
     @AfterEach
     void stop() throws Exception {
         if (addr != null) {
-            run("umount " + MNT + " 2>/dev/null || umount -f -l " + MNT + " 2>/dev/null; true", 60);
+            run("umount -i " + MNT + " 2>/dev/null || umount -i -f -l " + MNT + " 2>/dev/null; true", 60);
         }
         if (server != null) {
             System.out.println("server delegations: " + server.delegationStats() + "; rdma " + server.rdmaStats());
@@ -91,7 +92,7 @@ class LinuxKernelClientTest {
     }
 
     String mountCommand(String proto, int port) {
-        return "mount -t nfs -o vers=4.1,proto=" + proto + ",port=" + port + ",addr=" + addr + ",clientaddr=" + addr
+        return "mount -i -t nfs -o vers=4.1,proto=" + proto + ",port=" + port + ",addr=" + addr + ",clientaddr=" + addr
                 + ",soft,timeo=100,retrans=3 " + addr + ":/ " + MNT;
     }
 
@@ -121,7 +122,7 @@ class LinuxKernelClientTest {
 
     void remount(String proto, int port) throws Exception {
         addChunkCounters(proto);
-        sh("umount " + MNT + " && " + mountCommand(proto, port));
+        sh("umount -i " + MNT + " && " + mountCommand(proto, port));
     }
 
     /** The workload of the issue, over one mount: dd, remount, cmp, 1000 files, ls -l, mkdir/rename/rm. */
@@ -149,7 +150,7 @@ class LinuxKernelClientTest {
                 + "|CREATE|ACCESS|SEQUENCE|EXCHANGE_ID|CREATE_SESSION|DESTROY_SESSION|RECLAIM_COMPLETE|SECINFO_NO_NAME"
                 + "|DELEGRETURN|TEST_STATEID|FREE_STATEID|BIND_CONN_TO_SESSION):'");
         addChunkCounters(proto);
-        sh("umount " + MNT + " && echo UNMOUNTED");
+        sh("umount -i " + MNT + " && echo UNMOUNTED");
         if (proto.equals("rdma")) {
             System.out.println("kernel client chunks over all mounts: read " + chunks[0] + ", write " + chunks[1]
                     + ", reply " + chunks[2]);
@@ -189,7 +190,7 @@ class LinuxKernelClientTest {
      */
     void delegationRecall(String proto, int port) throws Exception {
         sh(mountCommand(proto, port) + " && echo data > " + MNT + "/deleg && sync");
-        sh("umount " + MNT + " && " + mountCommand(proto, port));
+        sh("umount -i " + MNT + " && " + mountCommand(proto, port));
         // The kernel opens for read and keeps the file open (one process: umount is not busy once it is gone).
         Process holder = new ProcessBuilder("sh", "-c", "exec 3<" + MNT + "/deleg; cat <&3; exec sleep 60").start();
         Thread.sleep(3000);
@@ -219,7 +220,7 @@ class LinuxKernelClientTest {
             holder.destroyForcibly().waitFor();
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
         }
-        sh("cat " + MNT + "/deleg && umount " + MNT + " && echo UNMOUNTED");
+        sh("cat " + MNT + "/deleg && umount -i " + MNT + " && echo UNMOUNTED");
     }
 
     @Test
@@ -241,9 +242,9 @@ class LinuxKernelClientTest {
                     variant[1]);
             sh(mountCommand("rdma", 20049) + " && dd if=/dev/urandom of=/tmp/nfs41-small bs=64k count=64 2>&1"
                     + " && cp /tmp/nfs41-small " + MNT + "/small && mkdir " + MNT + "/dir && i=0; while [ $i -lt 100 ];"
-                    + " do : > " + MNT + "/dir/f$i; i=$((i+1)); done; umount " + MNT + " && "
+                    + " do : > " + MNT + "/dir/f$i; i=$((i+1)); done; umount -i " + MNT + " && "
                     + mountCommand("rdma", 20049) + " && cmp /tmp/nfs41-small " + MNT + "/small && ls -l " + MNT
-                    + "/dir | wc -l && umount " + MNT + " && echo OK");
+                    + "/dir | wc -l && umount -i " + MNT + " && echo OK");
             System.out.println("inline " + variant[0] + ", remote invalidation " + variant[1] + ": "
                     + server.rdmaStats());
             if (variant[1].equals("off")) {
@@ -266,9 +267,9 @@ class LinuxKernelClientTest {
                 "--fabric", "native", "--lease", "20", "--export", export);
         sh(mountCommand("rdma", 20049) + " && cat " + MNT + "/hello && dd if=/dev/urandom of=/tmp/nfs41-8m bs=1M"
                 + " count=8 2>&1 && cp /tmp/nfs41-8m " + MNT + "/eight && mkdir " + MNT + "/sub && mv " + MNT
-                + "/eight " + MNT + "/sub/moved && umount " + MNT + " && " + mountCommand("rdma", 20049) + " && cmp "
+                + "/eight " + MNT + "/sub/moved && umount -i " + MNT + " && " + mountCommand("rdma", 20049) + " && cmp "
                 + "/tmp/nfs41-8m " + MNT + "/sub/moved && cmp /tmp/nfs41-8m " + export + "/sub/moved && ls -lR " + MNT
-                + " && rm -r " + MNT + "/sub && ls " + export + " && umount " + MNT + " && echo OK");
+                + " && rm -r " + MNT + "/sub && ls " + export + " && umount -i " + MNT + " && echo OK");
         assertEquals("hello", run("ls " + export, 60).trim(), "what the client removed is gone from the directory");
     }
 }
