@@ -187,6 +187,11 @@ final class CmConnection {
                         + ") connecting to " + peer()));
                 break;
             case CmEventType.DISCONNECTED:
+                logger.debug("{}: {}", channel, event);
+                // What arrived before the disconnect is delivered first: a closing channel drops its receives.
+                channel.deliverCompleted();
+                channel.close();
+                break;
             case CmEventType.DEVICE_REMOVAL:
                 logger.debug("{}: {}", channel, event);
                 channel.close();

@@ -214,8 +214,8 @@ final class EventLoopDevice {
      * queue cold. Returns the completions.
      */
     int poll(boolean includeArmed) {
-        if (destroyed) {
-            return 0;
+        if (destroyed || polling) {
+            return 0; // a poll from within a poll (a channel's batch end) leaves the rest to the outer one
         }
         int work = 0;
         polling = true;

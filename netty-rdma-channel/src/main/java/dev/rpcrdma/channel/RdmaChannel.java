@@ -352,6 +352,19 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
      * Processes one completion by its kind: a receive to the {@link ReceiveQueue}, a send-queue entry to the
      * {@link SendQueue}. While draining, the flush completions come this way too.
      */
+    /**
+     * Polls this channel's completion queues now, so that messages already received are delivered while the channel
+     * is still active (before a close the peer caused: the CM's event can be handled before the queue is polled).
+     * Event loop only; not from inside a poll.
+     */
+    void deliverCompleted() {
+        RdmaEndpoint e = ep;
+        EventLoopDevice l = e != null ? e.loop : null;
+        if (l != null && !state.closing()) {
+            l.poll(true);
+        }
+    }
+
     void completion(CompletionArray wc, int i) {
         batchCompletions++;
         if (ep == null) {
