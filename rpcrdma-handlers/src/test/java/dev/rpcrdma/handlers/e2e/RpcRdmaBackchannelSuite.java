@@ -58,7 +58,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The backchannel suite over RPC-over-RDMA (draft-cel-nfsv4-rpcrdma-bidirection), plus its RDMA-only rules:
+ * The backchannel suite over RPC-over-RDMA (RFC 8167), plus its RDMA-only rules:
  * backward credits (calls beyond the client's grant wait, none lost), the size limit (min(inline send, inline
  * receive, 4096) - 28), and a peer's backward message with chunk lists or over the size dropping the connection.
  * Run per fabric: {@link SoftwareFabricBackchannelTest} in {@code mvn verify}, {@link NativeFabricBackchannelTest}
@@ -135,7 +135,7 @@ abstract class RpcRdmaBackchannelSuite extends BackchannelSuite {
 
     @Override
     protected int expectedMaxBackwardMessage() {
-        return 4096 - 28; // draft §2.3 / Linux xprt_rdma_bc_maxpayload with 4 KiB inline both ways
+        return 4096 - 28; // RFC 8167 §4.2 / Linux xprt_rdma_bc_maxpayload with 4 KiB inline both ways
     }
 
     @Override
@@ -152,7 +152,7 @@ abstract class RpcRdmaBackchannelSuite extends BackchannelSuite {
         Channel c = client(true);
         createSession(c);
         assertEquals(64 + BACKWARD_CREDITS, ((RdmaChannel) c).postedReceives(),
-                "forward receives plus one per backward credit (draft §2.2.1)");
+                "forward receives plus one per backward credit (RFC 8167 §4.3.1)");
         assertEquals(1, backwardCaller().grant(), "one backward call at first");
         callBack(serverConnection.get(), pattern(8, 1), CallOptions.DEFAULT).get(TIMEOUT.toMillis(),
                 TimeUnit.MILLISECONDS);
@@ -209,7 +209,7 @@ abstract class RpcRdmaBackchannelSuite extends BackchannelSuite {
             writeCall(b, 77, 0, 0);
             return b;
         }, RpcRdmaConfig.DEFAULT);
-        assertTrue(c.closeFuture().await(TIMEOUT.toMillis()), "the client dropped the connection (draft §2.4)");
+        assertTrue(c.closeFuture().await(TIMEOUT.toMillis()), "the client dropped the connection (RFC 8167 §5.3)");
         assertEquals(1, clientRdmaStats.backwardViolations());
         assertEquals(1, clientStats.backwardDrops());
         assertEquals(0, clientStats.backwardCallsReceived());
@@ -224,7 +224,7 @@ abstract class RpcRdmaBackchannelSuite extends BackchannelSuite {
             writeCall(b, 78, CB_ECHO, 5000);
             return b;
         }, RpcRdmaConfig.DEFAULT.withInlineSizes(8192, 8192));
-        assertTrue(c.closeFuture().await(TIMEOUT.toMillis()), "the client dropped the connection (draft §2.3)");
+        assertTrue(c.closeFuture().await(TIMEOUT.toMillis()), "the client dropped the connection (RFC 8167 §4.2)");
         assertEquals(1, clientRdmaStats.backwardViolations());
         assertEquals(0, clientStats.backwardCallsReceived());
     }
@@ -241,7 +241,7 @@ abstract class RpcRdmaBackchannelSuite extends BackchannelSuite {
             }
             return b;
         }, RpcRdmaConfig.DEFAULT);
-        assertTrue(c.closeFuture().await(TIMEOUT.toMillis()), "backchannel overflow (draft §2.1.2)");
+        assertTrue(c.closeFuture().await(TIMEOUT.toMillis()), "backchannel overflow (RFC 8167 §4.1)");
         assertEquals(1, clientRdmaStats.backwardViolations());
         assertEquals(BACKWARD_CREDITS, clientStats.backwardCallsReceived());
     }
