@@ -7,13 +7,13 @@ import io.netty.util.internal.ObjectUtil;
 /**
  * Backward-direction RPC on one connection (bi-directional RPC: the server calls the client back on the
  * connection the client made, as NFSv4.1 does for its callback channel, RFC 5661 §2.10.3.1; over RPC-over-RDMA
- * draft-cel-nfsv4-rpcrdma-bidirection, later RFC 8167). Installed on a connection by a transport's initializer
+ * RFC 8167). Installed on a connection by a transport's initializer
  * that was asked for it, in one of two roles:
  * <ul>
  *   <li>{@link Role#CALLBACK_SERVICE}, on a client connection: backward calls are dispatched to the callback
  *       programs registered on the initializer, once the client's upper layer {@link #enable() enabled} the
  *       backchannel on this connection (before, they are logged, counted as {@link RpcStats#backwardDrops()} and
- *       dropped: the peer may not call back before it was told it may, draft §2.2.3);</li>
+ *       dropped: the peer may not call back before it was told it may, RFC 8167 §6);</li>
  *   <li>{@link Role#CALLER}, on a server connection: a procedure's
  *       {@link dev.rpcrdma.oncrpc.server.RpcCallContext#callback()} calls the client back with the ordinary
  *       client API; a call made before the upper layer {@link #enable() enabled} the backchannel (when the client

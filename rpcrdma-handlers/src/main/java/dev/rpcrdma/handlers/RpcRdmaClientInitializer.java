@@ -67,7 +67,7 @@ public final class RpcRdmaClientInitializer extends ChannelInitializer<Channel> 
      * connection once its backchannel is enabled ({@code RpcBackchannel.of(channel).enable()}, before telling the
      * server, e.g. before NFSv4.1 CREATE_SESSION with CONN_BACK_CHAN). Each connection keeps
      * {@link RpcRdmaConfig#backwardCredits()} receives posted beyond the forward ones and grants that many backward
-     * credits (draft-cel-nfsv4-rpcrdma-bidirection §2.2.1); its backchannel carries messages of up to
+     * credits (RFC 8167 §4.3.1); its backchannel carries messages of up to
      * min(inline send, inline receive, 4096) - 28 bytes ({@code RpcBackchannel.maxMessageSize()}).
      */
     public RpcRdmaClientInitializer withCallbacks(RpcDispatcher callbacks) {
@@ -88,7 +88,7 @@ public final class RpcRdmaClientInitializer extends ChannelInitializer<Channel> 
     /**
      * Prepares a channel about to connect: sets the connect request's RFC 8797 private data and sizes receive
      * buffers and send slots to exactly what it advertises (RFC 8797 §3.1), keeps receives for the backward calls
-     * it grants when {@code callbacks} (draft §2.2.1); returns the private data sent.
+     * it grants when {@code callbacks} (RFC 8167 §4.3.1); returns the private data sent.
      */
     static RpcRdmaPrivateData prepareConnecting(Channel ch, RpcRdmaConfig config, boolean callbacks) {
         RpcRdmaPrivateData local = RpcRdmaPrivateData.of(config.remoteInvalidation(), config.sendSize(),

@@ -80,7 +80,7 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
      * procedures call the client back through {@code RpcCallContext.callback()} once the backchannel is enabled
      * (when the client signalled it, e.g. NFSv4.1 CREATE_SESSION with CONN_BACK_CHAN); an {@link RpcClientHandler}
      * behind the dispatcher takes the replies. Each connection keeps {@link RpcRdmaConfig#backwardCredits()}
-     * receives for backward replies, left out of the forward grant (draft-cel-nfsv4-rpcrdma-bidirection §2.2.2), and
+     * receives for backward replies, left out of the forward grant (RFC 8167 §4.3.2), and
      * never has more backward calls outstanding than that or than the client's backward grant; backward messages
      * are inline, at most min(inline send, inline receive, 4096) - 28 bytes ({@code RpcBackchannel.maxMessageSize()}).
      * Backward calls time out after {@code timeout} unless their options say otherwise.
@@ -137,7 +137,7 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
         InlineThresholds thresholds = InlineThresholds.negotiate(local, peer);
         logger.debug("{} RPC-over-RDMA thresholds {} (local {}, peer {})", ch, thresholds, local, peer);
         if (backchannel) {
-            // Receives for the replies to backward calls, beyond the forward calls' (draft §2.2.2).
+            // Receives for the replies to backward calls, beyond the forward calls' (RFC 8167 §4.3.2).
             int depth = rdma.config().getOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH);
             rdma.config().setOption(RdmaChannelOption.RECEIVE_QUEUE_DEPTH, depth + config.backwardCredits());
         }

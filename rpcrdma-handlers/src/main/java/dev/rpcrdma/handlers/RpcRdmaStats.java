@@ -39,7 +39,7 @@ public final class RpcRdmaStats {
 
     /**
      * Connections closed because a backward-direction message broke the rules (chunks, size, rdma_xid, backward
-     * credits; draft-cel-nfsv4-rpcrdma-bidirection §2.1.2, §2.3 to §2.5).
+     * credits; RFC 8167 §4.1, §4.2, §5.1 to §5.3).
      */
     public long backwardViolations() {
         return backwardViolations.sum();

@@ -1,5 +1,7 @@
 package dev.rpcrdma.channel.verbs;
 
+import dev.rpcrdma.channel.fabric.WcFlags;
+
 /**
  * The fields of {@code struct ibv_device_attr} ({@link Verbs#queryDevice(long)}) that matter to the transport, and
  * the device's transport type ({@code ibv_device.transport_type}): queue and SGE limits (per work request and per RDMA
@@ -50,7 +52,7 @@ public record DeviceAttributes(
      * {@link WorkCompletions#WorkCompletions(int, int)}.
      */
     public int wcWithInvalidateFlag() {
-        return isSoftRoce() ? Verbs.SOFT_ROCE_WC_WITH_INV : IbvConstants.IBV_WC_WITH_INV;
+        return isSoftRoce() ? Verbs.SOFT_ROCE_WC_WITH_INV : WcFlags.WITH_INV;
     }
 
     /** Whether the device's transport is iWARP ({@code ibv_device.transport_type}), e.g. Soft-iWARP (siw). */

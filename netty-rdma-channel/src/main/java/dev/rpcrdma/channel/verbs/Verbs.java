@@ -1,5 +1,6 @@
 package dev.rpcrdma.channel.verbs;
 
+import dev.rpcrdma.channel.fabric.QpState;
 import dev.rpcrdma.channel.unix.Libc;
 import static dev.rpcrdma.channel.verbs.NativeMemory.IO;
 
@@ -470,7 +471,7 @@ public final class Verbs {
     public static void modifyQpToError(long qp) throws NativeCallException {
         byte[] attr = new byte[IbvLayouts.IbvQpAttr.SIZE];
         ByteBuffer.wrap(attr).order(ByteOrder.nativeOrder())
-                .putInt(IbvLayouts.IbvQpAttr.QP_STATE, IbvConstants.IBV_QPS_ERR);
+                .putInt(IbvLayouts.IbvQpAttr.QP_STATE, QpState.ERR);
         checkErrnoResult("ibv_modify_qp", lib().ibv_modify_qp(handle("qp", qp), attr, IbvConstants.IBV_QP_STATE));
     }
 

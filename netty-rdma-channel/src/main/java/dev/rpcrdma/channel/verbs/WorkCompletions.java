@@ -2,6 +2,8 @@ package dev.rpcrdma.channel.verbs;
 
 import static dev.rpcrdma.channel.verbs.NativeMemory.IO;
 
+import dev.rpcrdma.channel.fabric.WcFlags;
+import dev.rpcrdma.channel.fabric.WcOpcode;
 import dev.rpcrdma.channel.verbs.IbvLayouts.IbvWc;
 
 /**
@@ -17,7 +19,7 @@ public final class WorkCompletions implements AutoCloseable {
 
     /** {@code capacity} completions of a device that follows verbs.h for {@code IBV_WC_WITH_INV}. */
     public WorkCompletions(int capacity) {
-        this(capacity, IbvConstants.IBV_WC_WITH_INV);
+        this(capacity, WcFlags.WITH_INV);
     }
 
     /**
@@ -103,12 +105,12 @@ public final class WorkCompletions implements AutoCloseable {
      * the rkey the peer invalidated. Uses the device's flag bit (see the constructor).
      */
     public boolean withInvalidate(int index) {
-        return (opcode(index) & IbvConstants.IBV_WC_RECV) != 0 && (wcFlags(index) & withInvalidateFlag) != 0;
+        return (opcode(index) & WcOpcode.RECV) != 0 && (wcFlags(index) & withInvalidateFlag) != 0;
     }
 
     /** Whether receive completion {@code index} carries immediate data ({@link #immData(int)}). */
     public boolean withImm(int index) {
-        return (wcFlags(index) & IbvConstants.IBV_WC_WITH_IMM) != 0;
+        return (wcFlags(index) & WcFlags.WITH_IMM) != 0;
     }
 
     @Override

@@ -1,16 +1,14 @@
 package dev.rpcrdma.channel.verbs;
 
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_SEND_SIGNALED;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_BIND_MW;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_RDMA_READ;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_SEND_WITH_IMM;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_SEND_WITH_INV;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.kenai.jffi.Library;
 import com.kenai.jffi.MemoryIO;
+import dev.rpcrdma.channel.fabric.SendFlags;
+import dev.rpcrdma.channel.fabric.WcStatus;
+import dev.rpcrdma.channel.fabric.WrOpcode;
 import dev.rpcrdma.channel.verbs.IbvLayouts.IbvContext;
 import dev.rpcrdma.channel.verbs.IbvLayouts.IbvCq;
 import dev.rpcrdma.channel.verbs.IbvLayouts.IbvQp;
@@ -172,13 +170,13 @@ class DataPathDispatchTest {
     void postSendHandsTheProviderTheChainTheFlyweightWrote() throws Exception {
         IO.putInt(qp.address() + IbvQp.HANDLE, 0);
         try (SendWorkRequests wrs = new SendWorkRequests(4, 2)) {
-            int a = wrs.add(11, IBV_WR_SEND_WITH_IMM, IBV_SEND_SIGNALED);
+            int a = wrs.add(11, WrOpcode.SEND_WITH_IMM, SendFlags.SIGNALED);
             wrs.addSge(a, 0x1000, 64, 0x21).addSge(a, 0x2000, 8, 0x22).immData(a, 0xCAFEBABE);
-            int b = wrs.add(12, IBV_WR_RDMA_READ, 0);
+            int b = wrs.add(12, WrOpcode.RDMA_READ, 0);
             wrs.addSge(b, 0x3000, 4096, 0x23).rdma(b, 0x7f0012345000L, 0x1234);
-            int c = wrs.add(13, IBV_WR_BIND_MW, IBV_SEND_SIGNALED);
+            int c = wrs.add(13, WrOpcode.BIND_MW, SendFlags.SIGNALED);
             wrs.bindMw(c, 0xA0A0, 0x5501, 0xB0B0, 0xC000, 8192, 6);
-            int d = wrs.add(14, IBV_WR_SEND_WITH_INV, 0);
+            int d = wrs.add(14, WrOpcode.SEND_WITH_INV, 0);
             wrs.addSge(d, 0x4000, 16, 0x24).invalidateRkey(d, 0x5501);
             Verbs.postSend(qp.address(), wrs);
         }
@@ -195,7 +193,7 @@ class DataPathDispatchTest {
         IO.putInt(qp.address() + IbvQp.HANDLE, 2); // reject the second
         try (SendWorkRequests wrs = new SendWorkRequests(3, 1)) {
             for (int i = 0; i < 3; i++) {
-                wrs.addSge(wrs.add(i, IbvConstants.IBV_WR_SEND, 0), 0x1000, 1, 1);
+                wrs.addSge(wrs.add(i, WrOpcode.SEND, 0), 0x1000, 1, 1);
             }
             NativeCallException e = assertThrows(NativeCallException.class, () -> Verbs.postSend(qp.address(), wrs));
             assertEquals("ibv_post_send", e.call());
@@ -230,8 +228,8 @@ class DataPathDispatchTest {
         try (WorkCompletions wcs = new WorkCompletions(2)) {
             assertEquals(2, Verbs.pollCq(cq.address(), wcs));
             assertEquals(1000, wcs.wrId(0));
-            assertEquals(IbvConstants.IBV_WC_SUCCESS, wcs.status(0));
-            assertEquals(IbvConstants.IBV_WC_REM_ACCESS_ERR, wcs.status(1));
+            assertEquals(WcStatus.SUCCESS, wcs.status(0));
+            assertEquals(WcStatus.REM_ACCESS_ERR, wcs.status(1));
             assertEquals(101, wcs.byteLen(1));
             assertEquals(0xabc01, wcs.invalidatedRkey(1));
             assertTrue(wcs.withInvalidate(1));
@@ -262,7 +260,7 @@ class DataPathDispatchTest {
                 long before = threads.getCurrentThreadAllocatedBytes();
                 for (int i = 0; i < 20_000; i++) {
                     sends.clear();
-                    int w = sends.add(i, IbvConstants.IBV_WR_RDMA_WRITE, IBV_SEND_SIGNALED);
+                    int w = sends.add(i, WrOpcode.RDMA_WRITE, SendFlags.SIGNALED);
                     sends.addSge(w, 0x1000, 64, 1).rdma(w, 0x2000, 2);
                     Verbs.postSend(qp.address(), sends);
                     recvs.clear();

@@ -1,5 +1,6 @@
 package dev.rpcrdma.channel.verbs;
 
+import dev.rpcrdma.channel.fabric.SendFlags;
 import dev.rpcrdma.channel.fabric.QpCapabilities;
 import dev.rpcrdma.channel.unix.Libc;
 import static dev.rpcrdma.channel.fabric.AccessFlags.LOCAL_WRITE;
@@ -104,7 +105,7 @@ final class Endpoint implements AutoCloseable {
     /** Posts one signaled work request built by {@code wr}. */
     void postSend(long wrId, int opcode, WrBuilder wr) throws NativeCallException {
         sendWrs.clear();
-        int i = sendWrs.add(wrId, opcode, IbvConstants.IBV_SEND_SIGNALED);
+        int i = sendWrs.add(wrId, opcode, SendFlags.SIGNALED);
         wr.build(sendWrs, i);
         Verbs.postSend(qp, sendWrs);
     }

@@ -1,24 +1,13 @@
 package dev.rpcrdma.channel.verbs;
 
+import dev.rpcrdma.channel.fabric.QpState;
+import dev.rpcrdma.channel.fabric.WcFlags;
+import dev.rpcrdma.channel.fabric.WcOpcode;
+import dev.rpcrdma.channel.fabric.WcStatus;
+import dev.rpcrdma.channel.fabric.WrOpcode;
 import dev.rpcrdma.channel.unix.Libc;
 import static dev.rpcrdma.channel.fabric.AccessFlags.REMOTE_READ;
 import static dev.rpcrdma.channel.fabric.AccessFlags.REMOTE_WRITE;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_QPS_ERR;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_QPS_RTS;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_BIND_MW;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_RDMA_READ;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_RDMA_WRITE;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_RECV;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_REM_ACCESS_ERR;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_SEND;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_SUCCESS;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_WITH_INV;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_WR_FLUSH_ERR;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_BIND_MW;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_RDMA_READ;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_RDMA_WRITE;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_SEND;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_SEND_WITH_INV;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -113,7 +102,7 @@ class SoftRoceVerbsTest {
             Endpoint server = c.server;
             // Linux 6.1's siw_query_qp never fills in qp_state (0, RESET, in every state; later kernels map it).
             int state = Verbs.queryQpState(client.qp);
-            assertTrue(state == IBV_QPS_RTS || client.device.isIwarp() && state == 0, "QP state " + state);
+            assertTrue(state == QpState.RTS || client.device.isIwarp() && state == 0, "QP state " + state);
             assertEquals(device, Verbs.deviceName(client.context));
             assertEquals(device, Verbs.deviceName(server.context));
             // A non-blocking completion channel reports "no event" instead of blocking.
@@ -130,10 +119,10 @@ class SoftRoceVerbsTest {
             byte[] message = bytes(random, 64);
             server.postRecv(100, 4096, 256);
             client.write(0, message);
-            client.postSend(1, IBV_WR_SEND, (w, i) -> w.addSge(i, client.addr(0), 64, client.lkey()));
-            assertOk(client.pollOne(), 1, IBV_WC_SEND);
+            client.postSend(1, WrOpcode.SEND, (w, i) -> w.addSge(i, client.addr(0), 64, client.lkey()));
+            assertOk(client.pollOne(), 1, WcOpcode.SEND);
             Wc recv = server.awaitOneByChannel();
-            assertOk(recv, 100, IBV_WC_RECV);
+            assertOk(recv, 100, WcOpcode.RECV);
             assertTrue(!recv.withInvalidate(), "plain send: " + recv);
             assertEquals(64, recv.byteLen());
             assertEquals(Verbs.qpNum(server.qp), recv.qpNum());
@@ -142,9 +131,9 @@ class SoftRoceVerbsTest {
             // RDMA WRITE into the server's MR; requester completion through the channel.
             byte[] written = bytes(random, 4096);
             client.write(8192, written);
-            client.postSend(2, IBV_WR_RDMA_WRITE, (w, i) -> w.addSge(i, client.addr(8192), 4096, client.lkey())
+            client.postSend(2, WrOpcode.RDMA_WRITE, (w, i) -> w.addSge(i, client.addr(8192), 4096, client.lkey())
                     .rdma(i, server.addr(16384), server.rkey()));
-            assertOk(client.awaitOneByChannel(), 2, IBV_WC_RDMA_WRITE);
+            assertOk(client.awaitOneByChannel(), 2, WcOpcode.RDMA_WRITE);
             assertArrayEquals(written, server.read(16384, 4096));
 
             // RDMA READ from the server's MR, two SGEs on the client side.
@@ -152,18 +141,18 @@ class SoftRoceVerbsTest {
             server.write(24576, source);
             byte[] read = new byte[4096];
             if (client.device.maxSgeRd() >= 2) {
-                client.postSend(3, IBV_WR_RDMA_READ, (w, i) -> w.addSge(i, client.addr(32768), 1000, client.lkey())
+                client.postSend(3, WrOpcode.RDMA_READ, (w, i) -> w.addSge(i, client.addr(32768), 1000, client.lkey())
                         .addSge(i, client.addr(36864), 3096, client.lkey())
                         .rdma(i, server.addr(24576), server.rkey()));
-                assertOk(client.pollOne(), 3, IBV_WC_RDMA_READ);
+                assertOk(client.pollOne(), 3, WcOpcode.RDMA_READ);
                 System.arraycopy(client.read(32768, 1000), 0, read, 0, 1000);
                 System.arraycopy(client.read(36864, 3096), 0, read, 1000, 3096);
             } else {
                 // max_sge_rd 1 (iWARP: a Read Response lands in one tagged buffer, RFC 5040 §4.4; siw ignores any
                 // further sink SGE): one SGE.
-                client.postSend(3, IBV_WR_RDMA_READ, (w, i) -> w.addSge(i, client.addr(32768), 4096, client.lkey())
+                client.postSend(3, WrOpcode.RDMA_READ, (w, i) -> w.addSge(i, client.addr(32768), 4096, client.lkey())
                         .rdma(i, server.addr(24576), server.rkey()));
-                assertOk(client.pollOne(), 3, IBV_WC_RDMA_READ);
+                assertOk(client.pollOne(), 3, WcOpcode.RDMA_READ);
                 System.arraycopy(client.read(32768, 4096), 0, read, 0, 4096);
             }
             assertArrayEquals(source, read);
@@ -180,30 +169,30 @@ class SoftRoceVerbsTest {
             // Type-2 memory window over [40960, 45056) of the server's MR, bound by a work request.
             long mw = server.allocMw();
             int windowRkey = Verbs.incRkey(Verbs.mwRkey(mw));
-            server.postSend(4, IBV_WR_BIND_MW, (w, i) -> w.bindMw(i, mw, windowRkey, server.mr, server.addr(40960),
+            server.postSend(4, WrOpcode.BIND_MW, (w, i) -> w.bindMw(i, mw, windowRkey, server.mr, server.addr(40960),
                     4096, REMOTE_READ | REMOTE_WRITE));
-            assertOk(server.pollOne(), 4, IBV_WC_BIND_MW);
+            assertOk(server.pollOne(), 4, WcOpcode.BIND_MW);
             assertNotEquals(server.rkey(), windowRkey);
             byte[] throughWindow = bytes(random, 4096);
             client.write(8192, throughWindow);
-            client.postSend(5, IBV_WR_RDMA_WRITE, (w, i) -> w.addSge(i, client.addr(8192), 4096, client.lkey())
+            client.postSend(5, WrOpcode.RDMA_WRITE, (w, i) -> w.addSge(i, client.addr(8192), 4096, client.lkey())
                     .rdma(i, server.addr(40960), windowRkey));
-            assertOk(client.pollOne(), 5, IBV_WC_RDMA_WRITE);
+            assertOk(client.pollOne(), 5, WcOpcode.RDMA_WRITE);
             assertArrayEquals(throughWindow, server.read(40960, 4096));
 
             // Send With Invalidate: the peer invalidates the window's rkey; the receive completion says so.
             byte[] reply = bytes(random, 32);
             client.write(512, reply);
             server.postRecv(101, 4096 + 256, 256);
-            client.postSend(6, IBV_WR_SEND_WITH_INV, (w, i) -> w.addSge(i, client.addr(512), 32, client.lkey())
+            client.postSend(6, WrOpcode.SEND_WITH_INV, (w, i) -> w.addSge(i, client.addr(512), 32, client.lkey())
                     .invalidateRkey(i, windowRkey));
-            assertOk(client.pollOne(), 6, IBV_WC_SEND);
+            assertOk(client.pollOne(), 6, WcOpcode.SEND);
             Wc invalidated = server.awaitOneByChannel();
-            assertOk(invalidated, 101, IBV_WC_RECV);
+            assertOk(invalidated, 101, WcOpcode.RECV);
             assertTrue(invalidated.withInvalidate(), "with invalidate: " + invalidated);
             // rxe sets the kernel's IB_WC_WITH_INVALIDATE (1 << 2), not verbs.h's IBV_WC_WITH_INV (1 << 3).
-            int expectedFlag = server.device.isSoftRoce() ? Verbs.SOFT_ROCE_WC_WITH_INV : IBV_WC_WITH_INV;
-            assertEquals(expectedFlag, invalidated.wcFlags() & (IBV_WC_WITH_INV | Verbs.SOFT_ROCE_WC_WITH_INV),
+            int expectedFlag = server.device.isSoftRoce() ? Verbs.SOFT_ROCE_WC_WITH_INV : WcFlags.WITH_INV;
+            assertEquals(expectedFlag, invalidated.wcFlags() & (WcFlags.WITH_INV | Verbs.SOFT_ROCE_WC_WITH_INV),
                     invalidated.toString());
             assertEquals(windowRkey, invalidated.invalidatedRkey(), invalidated.toString());
             assertEquals(32, invalidated.byteLen());
@@ -212,12 +201,12 @@ class SoftRoceVerbsTest {
             // The invalidated rkey no longer grants access: remote access error, QP in error, memory untouched.
             byte[] before = server.read(40960, 4096);
             client.write(8192, bytes(random, 4096));
-            client.postSend(7, IBV_WR_RDMA_WRITE, (w, i) -> w.addSge(i, client.addr(8192), 4096, client.lkey())
+            client.postSend(7, WrOpcode.RDMA_WRITE, (w, i) -> w.addSge(i, client.addr(8192), 4096, client.lkey())
                     .rdma(i, server.addr(40960), windowRkey));
             Wc denied = client.pollOne();
             assertEquals(7, denied.wrId());
-            assertEquals(IBV_WC_REM_ACCESS_ERR, denied.status(), denied.toString());
-            assertEquals(IBV_QPS_ERR, Verbs.queryQpState(client.qp));
+            assertEquals(WcStatus.REM_ACCESS_ERR, denied.status(), denied.toString());
+            assertEquals(QpState.ERR, Verbs.queryQpState(client.qp));
             assertArrayEquals(before, server.read(40960, 4096));
 
             c.disconnect();
@@ -230,7 +219,7 @@ class SoftRoceVerbsTest {
             Endpoint client = c.client;
             Endpoint server = c.server;
             int bogusRkey = server.rkey() + (0x7654 << 8); // no MR or MW with this index
-            client.postSend(1, IBV_WR_RDMA_READ, (w, i) -> w.addSge(i, client.addr(0), 128, client.lkey())
+            client.postSend(1, WrOpcode.RDMA_READ, (w, i) -> w.addSge(i, client.addr(0), 128, client.lkey())
                     .rdma(i, server.addr(0), bogusRkey));
             Wc error = client.awaitOneByChannel();
             assertEquals(1, error.wrId());
@@ -238,21 +227,21 @@ class SoftRoceVerbsTest {
                 // iWARP: the responder answers the bad STag with a TERMINATE (RFC 5040 §7.4) and closes the stream;
                 // siw only logs a TERMINATE it receives, and the close flushes the outstanding Read (siw_sq_flush).
                 // Work posted after that is never completed: siw flushes at the state change only.
-                assertEquals(IBV_WC_WR_FLUSH_ERR, error.status(), error.toString());
-                client.postSend(2, IBV_WR_SEND, (w, i) -> w.addSge(i, client.addr(0), 8, client.lkey()));
+                assertEquals(WcStatus.WR_FLUSH_ERR, error.status(), error.toString());
+                client.postSend(2, WrOpcode.SEND, (w, i) -> w.addSge(i, client.addr(0), 8, client.lkey()));
                 List<Wc> late = client.drain(200);
                 assertTrue(late.isEmpty(), "work posted in error completed on iWARP: " + late);
                 c.migrateServer();
                 c.awaitDroppedConnection();
                 return;
             }
-            assertEquals(IBV_WC_REM_ACCESS_ERR, error.status(), error.toString());
-            assertEquals(IBV_QPS_ERR, Verbs.queryQpState(client.qp));
+            assertEquals(WcStatus.REM_ACCESS_ERR, error.status(), error.toString());
+            assertEquals(QpState.ERR, Verbs.queryQpState(client.qp));
             // Everything posted to a QP in error is flushed (IBA 10.8.3.3).
-            client.postSend(2, IBV_WR_SEND, (w, i) -> w.addSge(i, client.addr(0), 8, client.lkey()));
+            client.postSend(2, WrOpcode.SEND, (w, i) -> w.addSge(i, client.addr(0), 8, client.lkey()));
             Wc flushed = client.pollOne();
             assertEquals(2, flushed.wrId());
-            assertEquals(IBV_WC_WR_FLUSH_ERR, flushed.status(), flushed.toString());
+            assertEquals(WcStatus.WR_FLUSH_ERR, flushed.status(), flushed.toString());
             List<Wc> rest = client.drain(200);
             assertTrue(rest.isEmpty(), "unexpected completions: " + rest);
             // The server's id moves to its own event channel; its DISCONNECTED arrives there.
@@ -274,12 +263,12 @@ class SoftRoceVerbsTest {
             Verbs.postRecv(server.qp, chain);
             for (int i = 0; i < 3; i++) {
                 int length = 8 + i;
-                client.postSend(10 + i, IBV_WR_SEND, (w, k) -> w.addSge(k, client.addr(0), length, client.lkey()));
-                assertOk(client.pollOne(), 10 + i, IBV_WC_SEND);
+                client.postSend(10 + i, WrOpcode.SEND, (w, k) -> w.addSge(k, client.addr(0), length, client.lkey()));
+                assertOk(client.pollOne(), 10 + i, WcOpcode.SEND);
             }
             for (int i = 0; i < 3; i++) {
                 Wc wc = server.pollOne();
-                assertOk(wc, 1 + i, IBV_WC_RECV);
+                assertOk(wc, 1 + i, WcOpcode.RECV);
                 assertEquals(8 + i, wc.byteLen(), wc.toString());
             }
             // A request with more SGEs than the queue pair's max_recv_sge ends a chain; bad_wr names it.
@@ -293,15 +282,15 @@ class SoftRoceVerbsTest {
                 assertThrows(NativeCallException.class, () -> Verbs.postRecv(server.qp, bad));
                 assertEquals(1, bad.badIndex(), "bad_wr names the rejected request");
             }
-            client.postSend(20, IBV_WR_SEND, (w, k) -> w.addSge(k, client.addr(0), 16, client.lkey()));
-            assertOk(client.pollOne(), 20, IBV_WC_SEND);
-            assertOk(server.pollOne(), 4, IBV_WC_RECV); // the request before the rejected one was posted
+            client.postSend(20, WrOpcode.SEND, (w, k) -> w.addSge(k, client.addr(0), 16, client.lkey()));
+            assertOk(client.pollOne(), 20, WcOpcode.SEND);
+            assertOk(server.pollOne(), 4, WcOpcode.RECV); // the request before the rejected one was posted
             c.disconnect();
         }
     }
 
     private static void assertOk(Wc wc, long wrId, int opcode) {
-        assertEquals(IBV_WC_SUCCESS, wc.status(), wc.toString());
+        assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
         assertEquals(wrId, wc.wrId(), wc.toString());
         assertEquals(opcode, wc.opcode(), wc.toString());
     }

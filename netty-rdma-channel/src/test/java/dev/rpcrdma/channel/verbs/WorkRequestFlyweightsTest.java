@@ -2,17 +2,16 @@ package dev.rpcrdma.channel.verbs;
 
 import static dev.rpcrdma.channel.fabric.AccessFlags.REMOTE_READ;
 import static dev.rpcrdma.channel.fabric.AccessFlags.REMOTE_WRITE;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_SEND_SIGNALED;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WC_WITH_INV;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_BIND_MW;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_RDMA_WRITE;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_SEND_WITH_IMM;
-import static dev.rpcrdma.channel.verbs.IbvConstants.IBV_WR_SEND_WITH_INV;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.rpcrdma.channel.fabric.SendFlags;
+import dev.rpcrdma.channel.fabric.WcFlags;
+import dev.rpcrdma.channel.fabric.WcOpcode;
+import dev.rpcrdma.channel.fabric.WcStatus;
+import dev.rpcrdma.channel.fabric.WrOpcode;
 import com.kenai.jffi.MemoryIO;
 import org.junit.jupiter.api.Test;
 
@@ -27,14 +26,14 @@ class WorkRequestFlyweightsTest {
     @Test
     void sendWorkRequestsAreWrittenInPlaceAndChained() {
         try (SendWorkRequests wrs = new SendWorkRequests(4, 2)) {
-            int send = wrs.add(0x1111_2222_3333_4444L, IBV_WR_SEND_WITH_IMM, IBV_SEND_SIGNALED);
+            int send = wrs.add(0x1111_2222_3333_4444L, WrOpcode.SEND_WITH_IMM, SendFlags.SIGNALED);
             wrs.addSge(send, 0x7f00_0000_1000L, 100, 0xAABBCCDD).addSge(send, 0x7f00_0000_2000L, 28, 0x01020304);
             wrs.immData(send, 0x01020304);
-            int write = wrs.add(2, IBV_WR_RDMA_WRITE, 0);
+            int write = wrs.add(2, WrOpcode.RDMA_WRITE, 0);
             wrs.addSge(write, 0x5000, 4096, 7).rdma(write, 0xDEAD_BEEF_0000L, 0x12345678);
-            int bind = wrs.add(3, IBV_WR_BIND_MW, IBV_SEND_SIGNALED);
+            int bind = wrs.add(3, WrOpcode.BIND_MW, SendFlags.SIGNALED);
             wrs.bindMw(bind, 0xA000, 0x00ABCD01, 0xB000, 0xC000, 8192, REMOTE_READ | REMOTE_WRITE);
-            int inv = wrs.add(4, IBV_WR_SEND_WITH_INV, 0);
+            int inv = wrs.add(4, WrOpcode.SEND_WITH_INV, 0);
             wrs.invalidateRkey(inv, 0x00ABCD01);
 
             assertEquals(4, wrs.count());
@@ -62,14 +61,14 @@ class WorkRequestFlyweightsTest {
             assertEquals(28, IO.getInt(sge0 + 24));
 
             assertEquals(w2, IO.getAddress(w1 + 8));
-            assertEquals(IBV_WR_RDMA_WRITE, IO.getInt(w1 + 28));
+            assertEquals(WrOpcode.RDMA_WRITE, IO.getInt(w1 + 28));
             assertEquals(0, IO.getInt(w1 + 32));
             assertEquals(0xDEAD_BEEF_0000L, IO.getLong(w1 + 40)); // wr.rdma.remote_addr
             assertEquals(0x12345678, IO.getInt(w1 + 48)); // wr.rdma.rkey
             assertEquals(1, IO.getInt(w1 + 24));
 
             // bind_mw: mw 80, rkey 88, bind_info.mr 96, addr 104, length 112, mw_access_flags 120
-            assertEquals(IBV_WR_BIND_MW, IO.getInt(w2 + 28));
+            assertEquals(WrOpcode.BIND_MW, IO.getInt(w2 + 28));
             assertEquals(0, IO.getInt(w2 + 24));
             assertEquals(0xA000, IO.getAddress(w2 + 80));
             assertEquals(0x00ABCD01, IO.getInt(w2 + 88));
@@ -84,7 +83,7 @@ class WorkRequestFlyweightsTest {
             assertEquals(0, IO.getAddress(w3 + 8), "last work request ends the chain");
 
             assertThrows(IllegalStateException.class, () -> wrs.addSge(send, 1, 1, 1), "max 2 SGEs");
-            assertThrows(IllegalStateException.class, () -> wrs.add(5, IBV_WR_RDMA_WRITE, 0), "capacity 4");
+            assertThrows(IllegalStateException.class, () -> wrs.add(5, WrOpcode.RDMA_WRITE, 0), "capacity 4");
             assertEquals(3, wrs.indexOf(w3));
             assertEquals(-1, wrs.indexOf(w3 + 1));
         }
@@ -93,11 +92,11 @@ class WorkRequestFlyweightsTest {
     @Test
     void clearAndReuseRewritesEveryField() {
         try (SendWorkRequests wrs = new SendWorkRequests(2, 1)) {
-            int i = wrs.add(1, IBV_WR_RDMA_WRITE, IBV_SEND_SIGNALED);
+            int i = wrs.add(1, WrOpcode.RDMA_WRITE, SendFlags.SIGNALED);
             wrs.addSge(i, 0x1000, 10, 1).rdma(i, 0x2000, 99);
-            wrs.add(2, IBV_WR_RDMA_WRITE, 0);
+            wrs.add(2, WrOpcode.RDMA_WRITE, 0);
             wrs.clear();
-            int j = wrs.add(7, IBV_WR_SEND_WITH_INV, 0);
+            int j = wrs.add(7, WrOpcode.SEND_WITH_INV, 0);
             long wr = wrs.wr(j);
             assertEquals(7, IO.getLong(wr));
             assertEquals(0, IO.getAddress(wr + 8), "stale next cleared");
@@ -112,7 +111,7 @@ class WorkRequestFlyweightsTest {
     @Test
     void reusedWorkRequestIsZeroedToItsLastWord() {
         try (SendWorkRequests wrs = new SendWorkRequests(1, 1)) {
-            int i = wrs.add(1, IBV_WR_RDMA_WRITE, IBV_SEND_SIGNALED);
+            int i = wrs.add(1, WrOpcode.RDMA_WRITE, SendFlags.SIGNALED);
             wrs.bindMw(i, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60).immData(i, 5).rdma(i, 0x70, 0x80);
             for (int off = 0; off < IbvLayouts.IbvSendWr.SIZE; off += 8) {
                 IO.putLong(wrs.wr(i) + off, -1L);
@@ -168,24 +167,24 @@ class WorkRequestFlyweightsTest {
         try (WorkCompletions wcs = new WorkCompletions(2)) {
             long wc1 = wcs.address() + 48; // sizeof(struct ibv_wc) == 48
             IO.putLong(wc1, 0xCAFEL);
-            IO.putInt(wc1 + 8, IbvConstants.IBV_WC_REM_ACCESS_ERR);
-            IO.putInt(wc1 + 12, IbvConstants.IBV_WC_RECV);
+            IO.putInt(wc1 + 8, WcStatus.REM_ACCESS_ERR);
+            IO.putInt(wc1 + 12, WcOpcode.RECV);
             IO.putInt(wc1 + 16, 0x77);
             IO.putInt(wc1 + 20, 512);
             IO.putInt(wc1 + 24, 0x00ABCD01);
             IO.putInt(wc1 + 28, 17);
             IO.putInt(wc1 + 32, 18);
-            IO.putInt(wc1 + 36, IBV_WC_WITH_INV);
+            IO.putInt(wc1 + 36, WcFlags.WITH_INV);
             assertEquals(0xCAFEL, wcs.wrId(1));
-            assertEquals(IbvConstants.IBV_WC_REM_ACCESS_ERR, wcs.status(1));
-            assertEquals(IbvConstants.IBV_WC_RECV, wcs.opcode(1));
+            assertEquals(WcStatus.REM_ACCESS_ERR, wcs.status(1));
+            assertEquals(WcOpcode.RECV, wcs.opcode(1));
             assertEquals(0x77, wcs.vendorErr(1));
             assertEquals(512, wcs.byteLen(1));
             assertEquals(0x00ABCD01, wcs.invalidatedRkey(1));
             assertEquals(0x01CDAB00, wcs.immData(1), "imm_data is network order");
             assertEquals(17, wcs.qpNum(1));
             assertEquals(18, wcs.srcQp(1));
-            assertEquals(IBV_WC_WITH_INV, wcs.wcFlags(1));
+            assertEquals(WcFlags.WITH_INV, wcs.wcFlags(1));
             assertEquals(0, wcs.wrId(0), "allocated zeroed");
             assertThrows(IndexOutOfBoundsException.class, () -> wcs.status(2));
         }
@@ -196,15 +195,15 @@ class WorkRequestFlyweightsTest {
         try (WorkCompletions standard = new WorkCompletions(1);
              WorkCompletions rxe = new WorkCompletions(1, Verbs.SOFT_ROCE_WC_WITH_INV)) {
             for (WorkCompletions wcs : new WorkCompletions[] {standard, rxe}) {
-                IO.putInt(wcs.address() + 12, IbvConstants.IBV_WC_RECV);
+                IO.putInt(wcs.address() + 12, WcOpcode.RECV);
             }
-            IO.putInt(standard.address() + 36, IBV_WC_WITH_INV | IbvConstants.IBV_WC_GRH);
-            IO.putInt(rxe.address() + 36, Verbs.SOFT_ROCE_WC_WITH_INV | IbvConstants.IBV_WC_GRH);
+            IO.putInt(standard.address() + 36, WcFlags.WITH_INV | WcFlags.GRH);
+            IO.putInt(rxe.address() + 36, Verbs.SOFT_ROCE_WC_WITH_INV | WcFlags.GRH);
             assertTrue(standard.withInvalidate(0));
             assertTrue(rxe.withInvalidate(0));
-            IO.putInt(rxe.address() + 36, IBV_WC_WITH_INV);
+            IO.putInt(rxe.address() + 36, WcFlags.WITH_INV);
             assertFalse(rxe.withInvalidate(0), "rxe never sets 1 << 3; only its own bit counts");
-            IO.putInt(standard.address() + 12, IbvConstants.IBV_WC_SEND);
+            IO.putInt(standard.address() + 12, WcOpcode.SEND);
             assertFalse(standard.withInvalidate(0), "only receives are invalidating");
             assertThrows(IllegalArgumentException.class, () -> new WorkCompletions(1, 0b110));
         }

@@ -10,11 +10,12 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 /**
- * The wire rules of backward-direction messages that both sides share (draft-cel-nfsv4-rpcrdma-bidirection §2.3 to
- * §2.5): a backward call or reply is RDMA_MSG with all three chunk lists empty, rdma_xid equal to the RPC xid, the
- * RPC message inline right after the 28-byte header, so its msg_type sits at a fixed offset; and it is no larger
- * than min(inline send, inline receive, 4096) bytes with that header (Linux's {@code xprt_rdma_bc_maxpayload}: a
- * page). Stateless.
+ * The wire rules of backward-direction messages that both sides share (RFC 8167 §4.2, §5): a backward call or reply
+ * is RDMA_MSG with rdma_xid equal to the RPC xid (§5.1, §5.2) and all three chunk lists empty (chunks are optional in
+ * the reverse direction, §5.3, and neither side here supports them, as Linux's does not), the RPC message inline
+ * right after the 28-byte header, so its msg_type sits at a fixed offset; and it is no larger than min(inline send,
+ * inline receive, 4096) bytes with that header (both directions share the receives and so the inline thresholds,
+ * §4.2; Linux's {@code xprt_rdma_bc_maxpayload} is a page). Stateless.
  */
 public final class BackwardMessages {
     /** The transport header of a backward message: xid, vers, credit, RDMA_MSG, three empty lists. */
@@ -54,8 +55,8 @@ public final class BackwardMessages {
     }
 
     /**
-     * Why a received backward message breaks the draft's rules (§2.3, §2.4, §2.5), or null if it keeps them: chunk
-     * lists, rdma_xid not the RPC xid, a message larger than {@code maxMessage}.
+     * Why a received backward message breaks these rules (RFC 8167 §4.2, §5.1 to §5.3), or null if it keeps them:
+     * chunk lists, rdma_xid not the RPC xid, a message larger than {@code maxMessage}.
      */
     static String violation(RpcRdmaHeader header, ByteBuf rpc, int maxMessage) {
         if (header.hasChunks()) {

@@ -27,16 +27,16 @@ import java.util.List;
 
 /**
  * The server's side of the RPC-over-RDMA backchannel, used by the responder: it sends backward calls inline
- * (draft-cel-nfsv4-rpcrdma-bidirection §2.4) and matches their replies (§2.5).
+ * (RFC 8167 §5.1) and matches their replies (§5.2).
  * <ul>
- *   <li>Credits (§2.1.2): never more backward calls outstanding than the client's backward grant (one until its
+ *   <li>Credits (§4.1): never more backward calls outstanding than the client's backward grant (one until its
  *       first backward reply says more, as RFC 8166 §3.3.3 does for the forward direction) nor than the receives
- *       this server reserves for backward replies (§2.2.2: the forward grant leaves them out); the others wait in
- *       order, queued, not lost. A backward reply's rdma_credit of 0 (which §2.1.2 forbids) counts as 1.</li>
+ *       this server reserves for backward replies (§4.3.2: the forward grant leaves them out); the others wait in
+ *       order, queued, not lost. A backward reply's rdma_credit of 0 (which RFC 8166 §3.3.1 forbids) counts as 1.</li>
  *   <li>A backward call made before the upper layer enabled the backchannel, or larger than it carries, is not sent:
  *       the call fails with {@link RpcBackchannelException} (through {@link RpcCallFailedEvent}, then its write
  *       promise).</li>
- *   <li>A received backward reply that breaks the wire rules (chunk lists, rdma_xid, size, §2.3) closes the
+ *   <li>A received backward reply that breaks the wire rules (chunk lists, rdma_xid, size, §4.2, §5.2, §5.3) closes the
  *       connection, logged and counted; one that answers no outstanding call is discarded, logged and counted. A
  *       backward call the RPC layer gave up on (timeout) keeps its credit until its reply or the connection's end,
  *       as the client may still answer it.</li>
@@ -120,7 +120,7 @@ public final class BackwardRequester {
         if (b == null || !b.isEnabled()) {
             rpc.release();
             refuse(ctx, xid, promise, "the client has not enabled a backchannel on " + ctx.channel()
-                    + " (draft-cel-nfsv4-rpcrdma-bidirection §2.2.3)");
+                    + " (RFC 8167 §6)");
             return;
         }
         if (rpc.inlineLength() > maxMessage) {
@@ -128,7 +128,7 @@ public final class BackwardRequester {
             rpc.release();
             refuse(ctx, xid, promise, "a backward call of " + length + " bytes exceeds what the backchannel carries ("
                     + maxMessage + " bytes: min(inline send, inline receive, 4096) - 28; backward messages are "
-                    + "inline only, draft-cel-nfsv4-rpcrdma-bidirection §2.3)");
+                    + "inline only, RFC 8167 §4.2, §5.3)");
             return;
         }
         if (outstanding.containsKey(xid)) {
@@ -175,7 +175,7 @@ public final class BackwardRequester {
         if (violation != null) {
             stats.recordBackwardViolation();
             rpcStats.recordBackwardDrop();
-            logger.warn("{} closing: a backward reply {} (draft-cel-nfsv4-rpcrdma-bidirection §2.3, §2.5)",
+            logger.warn("{} closing: a backward reply {} (RFC 8167 §5.2, §5.3)",
                     ctx.channel(), violation);
             ctx.close();
             return;

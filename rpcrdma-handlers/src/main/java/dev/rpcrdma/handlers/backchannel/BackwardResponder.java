@@ -3,6 +3,7 @@ package dev.rpcrdma.handlers.backchannel;
 import dev.rpcrdma.handlers.ByteFraming;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
+import dev.rpcrdma.handlers.header.RpcRdmaHeaderEncoder;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.RpcStats;
@@ -26,17 +27,19 @@ import java.util.List;
 
 /**
  * The client's side of the RPC-over-RDMA backchannel, used by the requester: it serves backward calls within the
- * backward credits it grants (draft-cel-nfsv4-rpcrdma-bidirection §2.1.2; the client's receive queue holds that many
- * receives more than the forward direction needs, §2.2.1) and sends the callback programs' replies inline.
+ * backward credits it grants (RFC 8167 §4.1; the client's receive queue holds that many receives more than the
+ * forward direction needs, §4.3.1) and sends the callback programs' replies inline.
  * <ul>
- *   <li>A backward call that breaks the wire rules (chunk lists, rdma_xid not the RPC xid, larger than the
- *       backchannel, §2.3 to §2.5), or that exceeds the backward credits (§2.1.2: Linux's client drops the
- *       connection too, "backchannel overflow"), closes the connection: logged, counted.</li>
+ *   <li>A backward call with chunk lists is answered RDMA_ERROR ERR_CHUNK, as §5.3 requires of a responder that
+ *       supports no chunks in the reverse direction: logged, counted, the connection stays.</li>
+ *   <li>A backward call that breaks the other wire rules (rdma_xid not the RPC xid, larger than the backchannel,
+ *       §4.2, §5.1), or that exceeds the backward credits (§4.1 with RFC 8166 §3.3.1; Linux's
+ *       client drops the connection too, "backchannel overflow"), closes the connection: logged, counted.</li>
  *   <li>A well-formed backward call on a connection whose backchannel the upper layer has not enabled, or that has no
  *       callback service at all, is logged, counted ({@link RpcStats#backwardDrops()}) and dropped; nothing else
- *       breaks (§2.2.3).</li>
- *   <li>Replies carry the backward grant in rdma_credit (never 0, §2.1.2). A reply larger than the backchannel is
- *       replaced by SYSTEM_ERR (which fits), logged and counted, and its write promise fails.</li>
+ *       breaks (§6).</li>
+ *   <li>Replies carry the backward grant in rdma_credit (never 0, RFC 8166 §3.3.1). A reply larger than the
+ *       backchannel is replaced by SYSTEM_ERR (which fits), logged and counted, and its write promise fails.</li>
  * </ul>
  * Event-loop confined (the requester's).
  */
@@ -85,23 +88,35 @@ public final class BackwardResponder {
 
     /** A received RDMA_MSG whose RPC message is a CALL ({@link BackwardMessages#isCall}); {@code rpc} is borrowed. */
     public void received(ChannelHandlerContext ctx, RpcRdmaHeader header, ByteBuf rpc) {
+        if (header.hasChunks()) {
+            rpcStats.recordBackwardDrop();
+            stats.recordErrorSent();
+            logger.warn("{} answering ERR_CHUNK to backward call xid {}: it carries chunk lists, which this "
+                    + "backchannel does not take (RFC 8167 §5.3)", ctx.channel(),
+                    Integer.toUnsignedString(header.xid()));
+            RpcRdmaHeader error = RpcRdmaHeader.errChunk(header.xid(), grant);
+            ByteBuf send = ctx.alloc().directBuffer(error.encodedLength());
+            RpcRdmaHeaderEncoder.encode(error, send);
+            ctx.writeAndFlush(send);
+            return;
+        }
         String violation = BackwardMessages.violation(header, rpc, maxMessage);
         if (violation != null) {
-            dropConnection(ctx, "a backward call " + violation + " (draft-cel-nfsv4-rpcrdma-bidirection §2.3-§2.4)");
+            dropConnection(ctx, "a backward call " + violation + " (RFC 8167 §4.2, §5.1)");
             return;
         }
         RpcBackchannel b = RpcBackchannel.of(ctx.channel());
         if (b == null || !b.isEnabled()) {
             rpcStats.recordUnexpectedMessage();
             rpcStats.recordBackwardDrop();
-            logger.warn("{} dropped backward call xid {}: {} (draft-cel-nfsv4-rpcrdma-bidirection §2.2.3)",
+            logger.warn("{} dropped backward call xid {}: {} (RFC 8167 §6)",
                     ctx.channel(), Integer.toUnsignedString(header.xid()), b == null
                             ? "no callback service on this connection" : "the backchannel is not enabled");
             return;
         }
         if (outstanding >= grant) {
             dropConnection(ctx, "backchannel overflow: " + (outstanding + 1) + " backward calls outstanding, "
-                    + grant + " granted (draft-cel-nfsv4-rpcrdma-bidirection §2.1.2)");
+                    + grant + " granted (RFC 8167 §4.1)");
             return;
         }
         if (bytes != null) {
@@ -114,7 +129,7 @@ public final class BackwardResponder {
             message = RpcMessageCodec.decode(rpc.retainedSlice(), List.of());
         } catch (XdrException e) {
             dropConnection(ctx, "an undecodable backward call: " + e.getMessage()
-                    + " (draft-cel-nfsv4-rpcrdma-bidirection §2.3)");
+                    + " (RFC 8167 §5.1)");
             return;
         }
         outstanding++;

@@ -124,6 +124,15 @@ final class CallReassembly {
         return (int) Integer.toUnsignedLong(inserted.get(i).position());
     }
 
+    /** {@link #streamOffset} of every inserted chunk, in order: where an in-place pull puts each one. */
+    int[] streamOffsets() {
+        int[] offsets = new int[inserted.size()];
+        for (int i = 0; i < offsets.length; i++) {
+            offsets[i] = streamOffset(i);
+        }
+        return offsets;
+    }
+
     /**
      * Builds the XDR stream in place, in {@code target}, which holds each inserted chunk's data at its
      * {@link #streamOffset} (pulled there): copies the inline parts of {@code base} into the gaps around them and

@@ -13,6 +13,8 @@ import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.backchannel.BackwardRequester;
+import dev.rpcrdma.handlers.header.RdmaErrorCode;
+import dev.rpcrdma.handlers.header.RdmaProcedure;
 import dev.rpcrdma.handlers.header.RdmaSegment;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderDecoder;
@@ -48,19 +50,23 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The backchannel suite over RPC-over-RDMA (draft-cel-nfsv4-rpcrdma-bidirection), plus its RDMA-only rules:
+ * The backchannel suite over RPC-over-RDMA (RFC 8167), plus its RDMA-only rules:
  * backward credits (calls beyond the client's grant wait, none lost), the size limit (min(inline send, inline
- * receive, 4096) - 28), and a peer's backward message with chunk lists or over the size dropping the connection.
+ * receive, 4096) - 28), a peer's backward call with chunk lists answered ERR_CHUNK (RFC 8167 §5.3), and one over
+ * the size dropping the connection.
  * Run per fabric: {@link SoftwareFabricBackchannelTest} in {@code mvn verify}, {@link NativeFabricBackchannelTest}
  * on Soft-RoCE in the VM stage.
  */
@@ -70,6 +76,8 @@ abstract class RpcRdmaBackchannelSuite extends BackchannelSuite {
     final List<Channel> children = new CopyOnWriteArrayList<>();
     final RpcRdmaStats serverRdmaStats = new RpcRdmaStats();
     final RpcRdmaStats clientRdmaStats = new RpcRdmaStats();
+    /** The transport headers a {@link #rogue} server received, in order. */
+    final BlockingQueue<RpcRdmaHeader> rogueReceived = new LinkedBlockingQueue<>();
     RpcRdmaConfig clientConfig = RpcRdmaConfig.DEFAULT.withBackwardCredits(BACKWARD_CREDITS);
 
     /** The fabric under test, from the permutation source. */
@@ -135,7 +143,7 @@ abstract class RpcRdmaBackchannelSuite extends BackchannelSuite {
 
     @Override
     protected int expectedMaxBackwardMessage() {
-        return 4096 - 28; // draft §2.3 / Linux xprt_rdma_bc_maxpayload with 4 KiB inline both ways
+        return 4096 - 28; // RFC 8167 §4.2 / Linux xprt_rdma_bc_maxpayload with 4 KiB inline both ways
     }
 
     @Override
@@ -152,7 +160,7 @@ abstract class RpcRdmaBackchannelSuite extends BackchannelSuite {
         Channel c = client(true);
         createSession(c);
         assertEquals(64 + BACKWARD_CREDITS, ((RdmaChannel) c).postedReceives(),
-                "forward receives plus one per backward credit (draft §2.2.1)");
+                "forward receives plus one per backward credit (RFC 8167 §4.3.1)");
         assertEquals(1, backwardCaller().grant(), "one backward call at first");
         callBack(serverConnection.get(), pattern(8, 1), CallOptions.DEFAULT).get(TIMEOUT.toMillis(),
                 TimeUnit.MILLISECONDS);
@@ -201,7 +209,7 @@ abstract class RpcRdmaBackchannelSuite extends BackchannelSuite {
     }
 
     @Test
-    void aBackwardCallWithAChunkListDropsTheConnection() throws Exception {
+    void aBackwardCallWithAChunkListIsAnsweredErrChunk() throws Exception {
         Channel c = rogue(ctx -> {
             ByteBuf b = ctx.alloc().directBuffer();
             RpcRdmaHeaderEncoder.encode(RpcRdmaHeader.msg(77, 1, List.of(),
@@ -209,8 +217,17 @@ abstract class RpcRdmaBackchannelSuite extends BackchannelSuite {
             writeCall(b, 77, 0, 0);
             return b;
         }, RpcRdmaConfig.DEFAULT);
-        assertTrue(c.closeFuture().await(TIMEOUT.toMillis()), "the client dropped the connection (draft §2.4)");
-        assertEquals(1, clientRdmaStats.backwardViolations());
+        RpcRdmaHeader first = rogueReceived.poll(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        assertNotNull(first, "the client's forward call");
+        assertEquals(RdmaProcedure.RDMA_MSG, first.procedure());
+        RpcRdmaHeader answer = rogueReceived.poll(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        assertNotNull(answer, "the client answered the backward call");
+        assertEquals(RdmaProcedure.RDMA_ERROR, answer.procedure(), "RFC 8167 §5.3");
+        assertEquals(RdmaErrorCode.ERR_CHUNK, answer.errorCode());
+        assertEquals(77, answer.xid());
+        assertTrue(c.isActive(), "the connection stays");
+        assertEquals(0, clientRdmaStats.backwardViolations());
+        assertEquals(1, clientRdmaStats.errorsSent());
         assertEquals(1, clientStats.backwardDrops());
         assertEquals(0, clientStats.backwardCallsReceived());
     }
@@ -224,7 +241,7 @@ abstract class RpcRdmaBackchannelSuite extends BackchannelSuite {
             writeCall(b, 78, CB_ECHO, 5000);
             return b;
         }, RpcRdmaConfig.DEFAULT.withInlineSizes(8192, 8192));
-        assertTrue(c.closeFuture().await(TIMEOUT.toMillis()), "the client dropped the connection (draft §2.3)");
+        assertTrue(c.closeFuture().await(TIMEOUT.toMillis()), "the client dropped the connection (RFC 8167 §4.2)");
         assertEquals(1, clientRdmaStats.backwardViolations());
         assertEquals(0, clientStats.backwardCallsReceived());
     }
@@ -241,7 +258,7 @@ abstract class RpcRdmaBackchannelSuite extends BackchannelSuite {
             }
             return b;
         }, RpcRdmaConfig.DEFAULT);
-        assertTrue(c.closeFuture().await(TIMEOUT.toMillis()), "backchannel overflow (draft §2.1.2)");
+        assertTrue(c.closeFuture().await(TIMEOUT.toMillis()), "backchannel overflow (RFC 8167 §4.1)");
         assertEquals(1, clientRdmaStats.backwardViolations());
         assertEquals(BACKWARD_CREDITS, clientStats.backwardCallsReceived());
     }
@@ -263,11 +280,17 @@ abstract class RpcRdmaBackchannelSuite extends BackchannelSuite {
         Channel rogueServer = new ServerBootstrap().group(group).channel(RdmaServerChannel.class)
                 .childOption(RdmaChannelOption.MAX_SEND_SIZE, 16384)
                 .childHandler(new ChannelInboundHandlerAdapter() {
+                    private boolean answered;
+
                     @Override
                     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
                         RdmaReceive r = (RdmaReceive) msg;
                         try {
-                            new RpcRdmaHeaderDecoder().decode(r.content());
+                            rogueReceived.add(new RpcRdmaHeaderDecoder().decode(r.content()));
+                            if (answered) {
+                                return;
+                            }
+                            answered = true;
                             ByteBuf b = backward.apply(ctx);
                             if (b.isReadable()) {
                                 ctx.write(b);

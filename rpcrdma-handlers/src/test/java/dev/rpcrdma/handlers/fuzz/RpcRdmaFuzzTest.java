@@ -59,7 +59,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * chunk lists (RFC 8166 §4.1-§4.5), the RFC 8797 private data, and a whole received Send (header, chunk lists and
  * RPC message) handled by the responder (with this project's codec, and in byte framing with RFC 8267's NFS binding,
  * {@link #byteResponder}) and by the requester (a reply to its pending call, or a backward call served
- * by its {@link BackwardResponder}, draft-cel-nfsv4-rpcrdma-bidirection) over an {@link EmbeddedChannel} with a
+ * by its {@link BackwardResponder}, RFC 8167) over an {@link EmbeddedChannel} with a
  * {@link FakeRdmaConnection}. Plain {@code mvn test} replays the corpus under
  * {@code src/test/resources/.../RpcRdmaFuzzTestInputs/<target>/}; {@code JAZZER_FUZZ=1} fuzzes one target. The
  * invariants: only {@link RpcRdmaHeaderException} escapes the decoder; in the pipelines nothing reaches

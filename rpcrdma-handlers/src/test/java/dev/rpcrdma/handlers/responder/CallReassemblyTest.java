@@ -58,6 +58,7 @@ class CallReassemblyTest {
         assertEquals(28, plan.messageLength(inline.readableBytes()));
         assertEquals(8, plan.streamOffset(0));
         assertEquals(20, plan.streamOffset(1));
+        assertArrayEquals(new int[] {8, 20}, plan.streamOffsets());
         ByteBuf target = Unpooled.directBuffer(64);
         for (int i = 0; i < 64; i++) {
             target.setByte(i, 0x5A); // what a recycled pool buffer may hold: none of it may show through
