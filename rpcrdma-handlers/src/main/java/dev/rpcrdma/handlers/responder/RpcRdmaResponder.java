@@ -27,6 +27,7 @@ import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
+import dev.rpcrdma.oncrpc.server.RpcConnectionUse;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
@@ -70,9 +71,10 @@ import java.util.List;
  * <p>Event-loop confined; not sharable. Per call nothing is allocated in steady state: call objects come from a free
  * list bounded by the largest grant and go back once their reply was sent (and its Send completed, when the reply had
  * local memory); a plain RDMA_MSG call (RFC 8166 §4.1) is read in place without a header object, every other header
- * goes through {@link RpcRdmaHeaderDecoder}.
+ * goes through {@link RpcRdmaHeaderDecoder}. It counts its connection's use and calls in progress itself
+ * ({@link RpcConnectionUse}), so the server's idle timeout needs no pipeline hop per message.
  */
-public final class RpcRdmaResponder extends RdmaReceiveHandler {
+public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcConnectionUse {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcRdmaResponder.class);
     private static final int CALL = MsgType.CALL.intValue();
@@ -98,6 +100,8 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
     private final ReplySender replies;
     private ChannelHandlerContext ctx;
     private boolean closed;
+    /** Messages received and written, for the idle timeout ({@link #uses()}). */
+    private int uses;
 
     /**
      * @param thresholds the negotiated inline thresholds (this side's send threshold is server-to-client)
@@ -159,6 +163,17 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         return credits.outstanding();
     }
 
+    @Override
+    public int uses() {
+        return uses;
+    }
+
+    /** Calls received and not yet answered ({@link #outstandingCalls()}). */
+    @Override
+    public int callsInProgress() {
+        return credits.outstanding();
+    }
+
     /** The backward caller, or null without a backchannel. */
     public BackwardRequester backward() {
         return backward;
@@ -176,6 +191,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
 
     @Override
     protected void received(ChannelHandlerContext ctx, RdmaReceive r) {
+        uses++;
         if (closed) {
             return;
         }
@@ -480,6 +496,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        uses++;
         if (framing != null && msg instanceof ByteBuf) {
             writeBytes(ctx, (ByteBuf) msg, promise);
             return;
