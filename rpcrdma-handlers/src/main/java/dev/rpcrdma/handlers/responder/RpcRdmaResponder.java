@@ -102,6 +102,11 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
     private boolean closed;
     /** Messages received and written, for the idle timeout ({@link #uses()}). */
     private int uses;
+    /**
+     * The last write through this handler was a reply whose Send was flushed as it was written ({@link ReplySender}):
+     * the flush of the caller's {@code writeAndFlush} that follows has nothing of it to flush.
+     */
+    private boolean replyFlushed;
 
     /**
      * @param thresholds the negotiated inline thresholds (this side's send threshold is server-to-client)
@@ -497,6 +502,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         uses++;
+        replyFlushed = false;
         if (framing != null && msg instanceof ByteBuf) {
             writeBytes(ctx, (ByteBuf) msg, promise);
             return;
@@ -528,6 +534,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
             if (RpcRdmaHeader.MIN_MSG_LENGTH + (long) inline <= thresholds.sendThreshold()) {
                 replies.sendInline(ctx, call, reply, inline, promise);
                 recycle(call);
+                replyFlushed = true;
                 return;
             }
         }
@@ -538,6 +545,21 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
             reply.release();
         }
         place(ctx, call, payload, promise);
+    }
+
+    /**
+     * One flush per reply: a reply's Send is written and flushed together when the reply is written (the transport
+     * posts it then), so the flush of the {@code writeAndFlush} that wrote it is not passed on, sparing the
+     * transport a second write pass per call. Any other write through this handler, or a flush that does not follow
+     * a reply, passes on. (Every write this handler makes on its own flushes itself.)
+     */
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        if (replyFlushed) {
+            replyFlushed = false;
+            return;
+        }
+        ctx.flush();
     }
 
     /**
@@ -566,6 +588,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
     private void place(ChannelHandlerContext ctx, ResponderCall call, XdrPayload payload, ChannelPromise promise) {
         try {
             replies.sendReply(ctx, call, payload, promise);
+            replyFlushed = true; // its Send (or ERR_CHUNK) written and flushed
             recycle(call); // unless its reply memory waits for the Send: then when the Send completed
         } catch (Throwable t) {
             logger.warn("{} could not send the reply to xid {}; closing (RFC 8166 §4.5.4)", ctx.channel(),
@@ -618,6 +641,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
                 && RpcRdmaHeader.MIN_MSG_LENGTH + (long) length <= thresholds.sendThreshold()) {
             replies.sendInline(ctx, call, m, promise);
             recycle(call);
+            replyFlushed = true;
             return;
         }
         place(ctx, call, locate(ctx, call, m), promise);
