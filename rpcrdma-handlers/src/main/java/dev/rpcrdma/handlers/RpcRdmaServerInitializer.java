@@ -42,7 +42,8 @@ import java.time.Duration;
  * other transports' defaults the same sizes.
  *
  * <p>{@link RpcServerLimits} (the defaults, or {@link #withLimits}) bound the connections and the idle time through
- * {@link #guard()}; the calls in flight per connection are bounded by the credit grant instead (RFC 8166 §3.3.1,
+ * {@link #guard()} (an idle timeout fed by the responder's own counts: no handler per call between the responder
+ * and the dispatcher); the calls in flight per connection are bounded by the credit grant instead (RFC 8166 §3.3.1,
  * {@link RpcRdmaConfig#maxGrant()}), the message size by {@link RpcRdmaConfig#maxMessageSize()}.
  */
 @ChannelHandler.Sharable
@@ -158,9 +159,12 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
                     BackwardMessages.maxMessageSize(thresholds));
         }
         ChannelPipeline p = ch.pipeline();
-        p.addLast("rpcRdmaResponder", new RpcRdmaResponder(config, thresholds, connection, stats,
-                dispatcher.stats(), backward));
-        guard.install(p, false);
+        RpcRdmaResponder responder = new RpcRdmaResponder(config, thresholds, connection, stats,
+                dispatcher.stats(), backward);
+        p.addLast("rpcRdmaResponder", responder);
+        // The responder counts the connection's use and calls itself: an idle timeout and no limiter (the calls in
+        // flight are bounded by credits), nothing between it and the dispatcher, no hop per call.
+        guard.install(p, responder);
         p.addLast("rpcDispatcher", dispatcher);
         if (backchannelTimeout != null) {
             p.addLast("rpcBackchannel", new RpcClientHandler(dispatcher.stats(), backchannelTimeout));

@@ -1,5 +1,6 @@
 package dev.rpcrdma.oncrpc.message;
 
+import dev.rpcrdma.oncrpc.xdr.LocalPool;
 import dev.rpcrdma.oncrpc.xdr.XdrReader;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

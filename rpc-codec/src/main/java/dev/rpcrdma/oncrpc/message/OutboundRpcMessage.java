@@ -1,5 +1,6 @@
 package dev.rpcrdma.oncrpc.message;
 
+import dev.rpcrdma.oncrpc.xdr.LocalPool;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.util.AbstractReferenceCounted;
 import io.netty.util.Recycler;

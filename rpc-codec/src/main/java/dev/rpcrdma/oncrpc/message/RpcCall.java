@@ -1,5 +1,6 @@
 package dev.rpcrdma.oncrpc.message;
 
+import dev.rpcrdma.oncrpc.xdr.LocalPool;
 import io.netty.util.Recycler;
 import io.netty.util.internal.ObjectUtil;
 

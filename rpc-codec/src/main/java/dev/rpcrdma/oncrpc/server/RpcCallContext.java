@@ -13,6 +13,7 @@ import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcReply;
 import dev.rpcrdma.oncrpc.metrics.ProcedureMetrics;
 import dev.rpcrdma.oncrpc.metrics.RpcMetrics;
+import dev.rpcrdma.oncrpc.xdr.LocalPool;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
@@ -45,12 +46,12 @@ public final class RpcCallContext {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcCallContext.class);
 
     /** Per event loop; only contexts answered on the loop during their procedure go back (see the class comment). */
-    private static final Recycler<RpcCallContext> POOL = new Recycler<RpcCallContext>() {
+    private static final LocalPool<RpcCallContext> POOL = new LocalPool<>(new Recycler<RpcCallContext>() {
         @Override
         protected RpcCallContext newObject(Handle<RpcCallContext> handle) {
             return new RpcCallContext(handle);
         }
-    };
+    });
 
     private final Recycler.Handle<RpcCallContext> handle;
     private ChannelHandlerContext ctx;
@@ -134,7 +135,7 @@ public final class RpcCallContext {
             metrics = null;
             procedureMetrics = null;
             replied = 0;
-            handle.recycle(this);
+            POOL.recycle(this, handle);
         }
     }
 

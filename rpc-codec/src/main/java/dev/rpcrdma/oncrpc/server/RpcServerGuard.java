@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Applies {@link RpcServerLimits} to the connections of one server initializer and counts what it refused: the
  * shared connection count (admitted in the initializer, released when the channel closes), and per connection an
- * {@link RpcIdleTimeout} (all-idle, as Netty's {@code IdleStateHandler}) plus an {@link RpcCallLimiter}. Thread-safe:
+ * {@link RpcIdleTimeout} (all-idle, as Netty's {@code IdleStateHandler}) plus an {@link RpcCallLimiter}, or only an idle
+ * timeout reading a transport handler's own counts ({@link RpcConnectionUse}). Thread-safe:
  * connections on every event loop share it.
  */
 public final class RpcServerGuard {
@@ -83,6 +84,21 @@ public final class RpcServerGuard {
             p.addFirst("rpcIdle", new RpcIdleTimeout(TimeUnit.MILLISECONDS.toNanos(idle)));
         }
         p.addLast("rpcLimiter", new RpcCallLimiter(this, limitCalls ? limits.maxCallsInFlight() : Integer.MAX_VALUE));
+    }
+
+    /**
+     * For a transport handler that counts its connection's use and its calls in progress itself ({@code use}; the
+     * calls in flight bounded by the transport, e.g. RPC-over-RDMA's credits): adds only an idle timeout, first in
+     * {@code p}, that closes the connection (logged, counted in {@link #idleConnectionsClosed()}) once it has been
+     * idle for {@link RpcServerLimits#idleTimeout()} with no call in progress. Unlike {@link #install(ChannelPipeline,
+     * boolean)} nothing in the pipeline sees each message: no hop per call.
+     */
+    public void install(ChannelPipeline p, RpcConnectionUse use) {
+        ObjectUtil.checkNotNull(use, "use");
+        long idle = limits.idleTimeout().toMillis();
+        if (idle > 0) {
+            p.addFirst("rpcIdle", new RpcIdleClose(TimeUnit.MILLISECONDS.toNanos(idle), this, use));
+        }
     }
 
     void recordIdleClose() {

@@ -30,12 +30,12 @@ import java.nio.channels.ScatteringByteChannel;
  */
 public final class RetainedSlice extends AbstractReferenceCountedByteBuf {
 
-    private static final Recycler<RetainedSlice> POOL = new Recycler<RetainedSlice>() {
+    private static final LocalPool<RetainedSlice> POOL = new LocalPool<>(new Recycler<RetainedSlice>() {
         @Override
         protected RetainedSlice newObject(Handle<RetainedSlice> handle) {
             return new RetainedSlice(handle);
         }
-    };
+    });
 
     private final Recycler.Handle<RetainedSlice> handle;
     private ByteBuf parent;
@@ -96,7 +96,7 @@ public final class RetainedSlice extends AbstractReferenceCountedByteBuf {
     protected void deallocate() {
         ByteBuf p = parent;
         parent = null;
-        handle.recycle(this);
+        POOL.recycle(this, handle);
         p.release();
     }
 

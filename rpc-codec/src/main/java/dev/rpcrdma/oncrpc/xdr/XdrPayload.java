@@ -45,12 +45,13 @@ import java.util.Queue;
 public final class XdrPayload extends AbstractReferenceCounted {
 
     private static final DdpItem[] NO_ITEMS = new DdpItem[0];
-    private static final Recycler<XdrPayload> POOL = new Recycler<XdrPayload>() {
+    /** Netty threads' payloads: the releasing thread's stack, then Netty's Recycler. */
+    private static final LocalPool<XdrPayload> POOL = new LocalPool<>(new Recycler<XdrPayload>() {
         @Override
         protected XdrPayload newObject(Handle<XdrPayload> handle) {
             return new XdrPayload(handle);
         }
-    };
+    });
 
     /**
      * Payloads made on threads that are not Netty's (an application thread calling {@code RpcClient.call}), where
@@ -380,7 +381,7 @@ public final class XdrPayload extends AbstractReferenceCounted {
         segments.clear();
         writer.target(Unpooled.EMPTY_BUFFER);
         alloc = null;
-        handle.recycle(this);
+        POOL.recycle(this, handle);
     }
 
     @Override

@@ -26,6 +26,7 @@ import dev.rpcrdma.oncrpc.message.MsgType;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
+import dev.rpcrdma.oncrpc.server.RpcConnectionUse;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
@@ -70,9 +71,10 @@ import java.util.List;
  * <p>Event-loop confined; not sharable. Per call nothing is allocated in steady state: call objects come from a free
  * list bounded by the largest grant and go back once their reply was sent (and its Send completed, when the reply had
  * local memory); a plain RDMA_MSG call (RFC 8166 §4.1) is read in place without a header object, every other header
- * goes through {@link RpcRdmaHeaderDecoder}.
+ * goes through {@link RpcRdmaHeaderDecoder}. It counts its connection's use and calls in progress itself
+ * ({@link RpcConnectionUse}), so the server's idle timeout needs no pipeline hop per message.
  */
-public final class RpcRdmaResponder extends RdmaReceiveHandler {
+public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcConnectionUse {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcRdmaResponder.class);
     private static final int CALL = MsgType.CALL.intValue();
@@ -98,6 +100,13 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
     private final ReplySender replies;
     private ChannelHandlerContext ctx;
     private boolean closed;
+    /** Messages received and written, for the idle timeout ({@link #uses()}). */
+    private int uses;
+    /**
+     * The last write through this handler was a reply whose Send was flushed as it was written ({@link ReplySender}):
+     * the flush of the caller's {@code writeAndFlush} that follows has nothing of it to flush.
+     */
+    private boolean replyFlushed;
 
     /**
      * @param thresholds the negotiated inline thresholds (this side's send threshold is server-to-client)
@@ -159,6 +168,17 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
         return credits.outstanding();
     }
 
+    @Override
+    public int uses() {
+        return uses;
+    }
+
+    /** Calls received and not yet answered ({@link #outstandingCalls()}). */
+    @Override
+    public int callsInProgress() {
+        return credits.outstanding();
+    }
+
     /** The backward caller, or null without a backchannel. */
     public BackwardRequester backward() {
         return backward;
@@ -176,6 +196,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
 
     @Override
     protected void received(ChannelHandlerContext ctx, RdmaReceive r) {
+        uses++;
         if (closed) {
             return;
         }
@@ -480,6 +501,8 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        uses++;
+        replyFlushed = false;
         if (framing != null && msg instanceof ByteBuf) {
             writeBytes(ctx, (ByteBuf) msg, promise);
             return;
@@ -511,6 +534,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
             if (RpcRdmaHeader.MIN_MSG_LENGTH + (long) inline <= thresholds.sendThreshold()) {
                 replies.sendInline(ctx, call, reply, inline, promise);
                 recycle(call);
+                replyFlushed = true;
                 return;
             }
         }
@@ -521,6 +545,21 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
             reply.release();
         }
         place(ctx, call, payload, promise);
+    }
+
+    /**
+     * One flush per reply: a reply's Send is written and flushed together when the reply is written (the transport
+     * posts it then), so the flush of the {@code writeAndFlush} that wrote it is not passed on, sparing the
+     * transport a second write pass per call. Any other write through this handler, or a flush that does not follow
+     * a reply, passes on. (Every write this handler makes on its own flushes itself.)
+     */
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        if (replyFlushed) {
+            replyFlushed = false;
+            return;
+        }
+        ctx.flush();
     }
 
     /**
@@ -549,6 +588,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
     private void place(ChannelHandlerContext ctx, ResponderCall call, XdrPayload payload, ChannelPromise promise) {
         try {
             replies.sendReply(ctx, call, payload, promise);
+            replyFlushed = true; // its Send (or ERR_CHUNK) written and flushed
             recycle(call); // unless its reply memory waits for the Send: then when the Send completed
         } catch (Throwable t) {
             logger.warn("{} could not send the reply to xid {}; closing (RFC 8166 §4.5.4)", ctx.channel(),
@@ -601,6 +641,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler {
                 && RpcRdmaHeader.MIN_MSG_LENGTH + (long) length <= thresholds.sendThreshold()) {
             replies.sendInline(ctx, call, m, promise);
             recycle(call);
+            replyFlushed = true;
             return;
         }
         place(ctx, call, locate(ctx, call, m), promise);

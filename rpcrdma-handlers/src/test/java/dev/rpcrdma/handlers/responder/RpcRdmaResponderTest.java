@@ -22,6 +22,8 @@ import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -436,5 +438,40 @@ class RpcRdmaResponderTest {
         }
         assertEquals(20, stats.errorsSent());
         assertTrue(ch.isOpen());
+    }
+
+    /** Counts the flushes that reach the transport. */
+    static final class Flushes extends ChannelOutboundHandlerAdapter {
+        int count;
+
+        @Override
+        public void flush(ChannelHandlerContext ctx) {
+            count++;
+            ctx.flush();
+        }
+    }
+
+    @Test
+    void aReplyIsFlushedOnceAndOtherWritesAsTheirWritersFlush() throws Exception {
+        Flushes flushes = new Flushes();
+        ch.pipeline().addFirst(flushes);
+        receive(RpcRdmaHeader.msg(XID, 8), rpcCall(XID, 8));
+        expectCall(XID);
+        assertEquals(0, flushes.count);
+        ch.writeAndFlush(new OutboundRpcMessage(RpcReply.success(XID), XdrPayload.empty())).sync();
+        assertEquals(1, flushes.count, "the reply's Send is flushed once, not again by the writeAndFlush");
+        assertEquals(XID, sent().xid());
+        assertEquals(0, responder().outstandingCalls());
+
+        // A message the responder passes on, then a flush: the flush passes too.
+        ByteBuf other = Unpooled.buffer().writeInt(7);
+        ch.write(other);
+        assertEquals(1, flushes.count);
+        ch.flush();
+        assertEquals(2, flushes.count, "a flush after a write passed on reaches the transport");
+        assertEquals(other, ch.readOutbound());
+        other.release();
+        ch.flush();
+        assertEquals(3, flushes.count, "a flush after no reply passes on");
     }
 }

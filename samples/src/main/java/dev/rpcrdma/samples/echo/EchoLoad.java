@@ -6,11 +6,12 @@ import dev.rpcrdma.oncrpc.client.CallOptions;
 import dev.rpcrdma.oncrpc.client.RpcCallListener;
 import dev.rpcrdma.oncrpc.client.RpcClient;
 import dev.rpcrdma.oncrpc.client.RpcReplyDecoder;
+import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import dev.rpcrdma.oncrpc.xdr.XdrReader;
 import io.netty.buffer.ByteBuf;
 
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,9 +21,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * A closed-loop load: {@code concurrency} lanes, each with one call in flight, spread round-robin over the
  * connections; a lane sends its next call from the completion of the previous one (on the connection's event
  * loop). Every ECHO carries a distinct payload (a shared random pattern stamped with the call's sequence number)
- * and every echoed byte is compared with it. Stops at the first failure or mismatch. NULL calls go through the
- * listener form of {@link RpcClient#call} (one listener per lane, reused: nothing allocated per call), ECHO calls
- * through the future form, whose decoder compares the echoed bytes.
+ * and every echoed byte is compared with it. Stops at the first failure or mismatch. Both go through the listener
+ * form of {@link RpcClient#call}, one listener (and for ECHO one decoder, which compares the echoed bytes) per lane,
+ * reused: no future and no callback per call.
  */
 final class EchoLoad {
 
@@ -95,20 +96,22 @@ final class EchoLoad {
                 System.nanoTime() - start);
     }
 
-    /** One call in flight at a time on one connection; its own NULL listener. */
+    /** One call in flight at a time on one connection; its own NULL listener, and its ECHO calls'. */
     private final class Lane implements RpcCallListener<Void> {
         final Run run;
         final RpcClient client;
+        final EchoCalls echo;
         long start;
 
         Lane(Run run, RpcClient client) {
             this.run = run;
             this.client = client;
+            this.echo = procedure == EchoOptions.Procedure.NULL ? null : new EchoCalls(run, client);
         }
 
         void next() {
-            if (procedure != EchoOptions.Procedure.NULL) {
-                run.next(client);
+            if (echo != null) {
+                echo.next();
                 return;
             }
             if (!run.more()) {
@@ -166,16 +169,35 @@ final class EchoLoad {
             }
             completed.incrementAndGet();
         }
+    }
+
+    /**
+     * A lane's ECHO calls: the listener of each and the decoder of its reply, kept for every call. Each call's
+     * payload is a fresh buffer stamped with its sequence number; {@link #expected} (a retained duplicate of it) is
+     * what the reply must carry, compared byte for byte ({@link EchoProgram#sameBytes}) and released once the call
+     * ended, whichever way.
+     */
+    private final class EchoCalls implements RpcCallListener<Boolean>, RpcReplyDecoder<Boolean> {
+        final Run run;
+        final RpcClient client;
+        final CallOptions echoOptions;
+        ByteBuf expected;
+        long start;
+
+        EchoCalls(Run run, RpcClient client) {
+            this.run = run;
+            this.client = client;
+            this.echoOptions = EchoProgram.echoOptions(options, size);
+        }
 
         /** Sends the lane's next ECHO call, or ends the lane. */
-        void next(RpcClient client) {
-            long seq = issued.getAndIncrement();
-            if (seq >= calls || failure.get() != null || mismatches.get() != 0) {
-                done.countDown();
+        void next() {
+            long seq = run.issued.getAndIncrement();
+            if (seq >= run.calls || run.failure.get() != null || run.mismatches.get() != 0) {
+                run.done.countDown();
                 return;
             }
-            CompletableFuture<Boolean> f;
-            long start;
+            XdrPayload args;
             try {
                 ByteBuf data = payloadBuffer(client, size);
                 data.writeBytes(pattern);
@@ -183,28 +205,62 @@ final class EchoLoad {
                     // Each call's payload differs: a reply to another call cannot pass as this one's.
                     data.setLong(0, seq);
                 }
-                start = System.nanoTime();
-                f = EchoProgram.callEcho(client, data, options);
+                expected = data.retainedDuplicate();
+                try {
+                    args = client.newPayload().writeDdpOpaque(data);
+                } catch (Throwable t) {
+                    data.release();
+                    throw t;
+                }
             } catch (Throwable t) {
-                failure.compareAndSet(null, t);
-                done.countDown();
+                onFailure(t);
                 return;
             }
-            f.whenComplete((verified, cause) -> {
-                long rtt = System.nanoTime() - start;
-                if (cause != null) {
-                    failure.compareAndSet(null, cause);
-                    done.countDown();
-                    return;
-                }
-                if (!verified) {
-                    mismatches.incrementAndGet();
-                    done.countDown();
-                    return;
-                }
-                completed(rtt);
-                next(client);
-            });
+            start = System.nanoTime();
+            try {
+                client.call(EchoProgram.PROGRAM, EchoProgram.VERSION, EchoProgram.PROC_ECHO, args, this, echoOptions,
+                        this);
+            } catch (Throwable t) {
+                onFailure(t);
+            }
+        }
+
+        @Override
+        public Boolean decode(XdrReader results) throws XdrException {
+            ByteBuf echoed = results.readDdpOpaque(size);
+            try {
+                return EchoProgram.sameBytes(expected, echoed);
+            } finally {
+                echoed.release();
+            }
+        }
+
+        @Override
+        public void onResult(Boolean verified) {
+            long rtt = System.nanoTime() - start;
+            releaseExpected();
+            if (!verified) {
+                run.mismatches.incrementAndGet();
+                run.done.countDown();
+                return;
+            }
+            run.completed(rtt);
+            next();
+        }
+
+        @Override
+        public void onFailure(Throwable cause) {
+            releaseExpected();
+            run.failure.compareAndSet(null, cause);
+            run.done.countDown();
+        }
+
+        private void releaseExpected() {
+            ByteBuf e = expected;
+            if (e != null) {
+                expected = null;
+                e.release();
+            }
         }
     }
 

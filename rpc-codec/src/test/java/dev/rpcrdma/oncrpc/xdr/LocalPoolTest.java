@@ -1,4 +1,4 @@
-package dev.rpcrdma.oncrpc.message;
+package dev.rpcrdma.oncrpc.xdr;
 
 import io.netty.util.Recycler;
 import io.netty.util.concurrent.DefaultThreadFactory;

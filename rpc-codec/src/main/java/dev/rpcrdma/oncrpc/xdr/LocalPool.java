@@ -1,11 +1,12 @@
-package dev.rpcrdma.oncrpc.message;
+package dev.rpcrdma.oncrpc.xdr;
 
 import io.netty.util.Recycler;
 import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.FastThreadLocalThread;
 
 /**
- * Pooled messages and headers per thread: a small stack per thread in front of Netty's {@link Recycler}.
+ * Pooled objects per thread (messages, headers, payloads, call contexts): a small stack per thread in front of Netty's
+ * {@link Recycler}. Public for this library's own packages, not an API: it may change in any release.
  *
  * <p>A message made and released on one thread (an event loop decoding a call, dispatching it and sending its
  * reply) goes back onto that thread's stack and comes off it for the next one: an array push and pop, where the
@@ -17,10 +18,10 @@ import io.netty.util.concurrent.FastThreadLocalThread;
  * Threads that do not clean up their {@link FastThreadLocal}s (not Netty's) keep no stack: there every object goes
  * through the {@link Recycler}, as before, so no application thread holds on to this library's objects.
  */
-final class LocalPool<T> {
+public final class LocalPool<T> {
 
     /** Objects kept per thread and kind. */
-    static final int CAPACITY = 64;
+    public static final int CAPACITY = 64;
 
     private final Recycler<T> recycler;
     private final FastThreadLocal<Stack> stacks = new FastThreadLocal<Stack>() {
@@ -30,13 +31,13 @@ final class LocalPool<T> {
         }
     };
 
-    LocalPool(Recycler<T> recycler) {
+    public LocalPool(Recycler<T> recycler) {
         this.recycler = recycler;
     }
 
     /** An object from this thread's stack, else from the recycler. */
     @SuppressWarnings("unchecked")
-    T get() {
+    public T get() {
         if (!FastThreadLocalThread.currentThreadWillCleanupFastThreadLocals()) {
             return recycler.get();
         }
@@ -52,7 +53,7 @@ final class LocalPool<T> {
     }
 
     /** Keeps {@code o} (claimed with {@code handle}) for this thread's next {@link #get}, or recycles it. */
-    void recycle(T o, Recycler.Handle<T> handle) {
+    public void recycle(T o, Recycler.Handle<T> handle) {
         if (!FastThreadLocalThread.currentThreadWillCleanupFastThreadLocals()) {
             handle.recycle(o);
             return;
