@@ -3,9 +3,7 @@ package dev.rpcrdma.handlers.responder;
 import dev.rpcrdma.channel.RdmaConnection;
 import dev.rpcrdma.channel.RdmaMemory;
 import dev.rpcrdma.channel.RdmaSend;
-import dev.rpcrdma.channel.RdmaWrite;
 import dev.rpcrdma.handlers.RpcRdmaStats;
-import dev.rpcrdma.handlers.header.RdmaSegment;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderEncoder;
 import dev.rpcrdma.handlers.header.SendBuffer;
@@ -40,12 +38,14 @@ final class ReplySender {
     private final InlineThresholds thresholds;
     private final RdmaConnection connection;
     private final RpcRdmaStats stats;
+    private final ChunkMover mover;
     /** The buffer of inline replies, reused from one posted Send to the next. */
     private final SendBuffer sendBuffer = new SendBuffer();
 
     ReplySender(RpcRdmaResponder responder, InlineThresholds thresholds, RdmaConnection connection,
-                RpcRdmaStats stats) {
+                RpcRdmaStats stats, ChunkMover mover) {
         this.responder = responder;
+        this.mover = mover;
         this.thresholds = thresholds;
         this.connection = connection;
         this.stats = stats;
@@ -169,13 +169,13 @@ final class ReplySender {
         for (int i = 0; i < placement.candidates; i++) {
             if (placement.inChunk[i]) {
                 DdpItem item = placement.items.get(i);
-                writeInto(ctx, memory, base + item.position(), item.length(), request.writeList().get(i));
+                mover.push(ctx, memory, base + item.position(), item.length(), request.writeList().get(i));
                 stats.recordWriteChunkUsed();
             }
         }
         ByteBuf send;
         if (nomsg) {
-            writeInto(ctx, memory, base + full, remainder, replyChunk);
+            mover.push(ctx, memory, base + full, remainder, replyChunk);
             send = ctx.alloc().directBuffer(header.encodedLength());
             RpcRdmaHeaderEncoder.encode(header, send);
         } else {
@@ -210,27 +210,10 @@ final class ReplySender {
         RpcRdmaHeaderEncoder.encode(header, send);
         payload.writeReduced(send);
         call.replying(data.retain(), null);
-        writeInto(ctx, memory, offset, item.length(), request.writeList().get(0));
+        mover.push(ctx, memory, offset, item.length(), request.writeList().get(0));
         stats.recordWriteChunkUsed();
         stats.recordWriteChunkInPlace();
         send(ctx, request, send, promise, call);
-    }
-
-    /** RDMA Writes {@code length} bytes at {@code offset} of {@code memory} into the chunk's segments, in order. */
-    private static void writeInto(ChannelHandlerContext ctx, RdmaMemory memory, int offset, int length,
-                                  WriteChunk chunk) {
-        int remaining = length;
-        for (RdmaSegment s : chunk.segments()) {
-            if (remaining == 0) {
-                break;
-            }
-            int n = (int) Math.min(remaining, s.unsignedLength());
-            if (n > 0) {
-                ctx.write(new RdmaWrite(memory, offset, n, s.offset(), s.handle()));
-                offset += n;
-                remaining -= n;
-            }
-        }
     }
 
     /** Writes and flushes the reply's Send; {@code memoryOwner} (if any) releases the reply's memory after it. */

@@ -1,9 +1,6 @@
 package dev.rpcrdma.handlers.responder;
 
-import dev.rpcrdma.channel.RdmaAccess;
 import dev.rpcrdma.channel.RdmaConnection;
-import dev.rpcrdma.channel.RdmaMemory;
-import dev.rpcrdma.channel.RdmaRead;
 import dev.rpcrdma.channel.RdmaReceive;
 import dev.rpcrdma.handlers.ByteFraming;
 import dev.rpcrdma.handlers.RdmaReceiveHandler;
@@ -15,7 +12,6 @@ import dev.rpcrdma.handlers.binding.RpcMessageLayout;
 import dev.rpcrdma.handlers.binding.UpperLayerBinding;
 import dev.rpcrdma.handlers.credits.ResponderCredits;
 import dev.rpcrdma.handlers.header.RdmaProcedure;
-import dev.rpcrdma.handlers.header.RdmaSegment;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderDecoder;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderException;
@@ -30,7 +26,6 @@ import dev.rpcrdma.oncrpc.server.RpcConnectionUse;
 import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.ReferenceCountUtil;
@@ -82,6 +77,8 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
     private final RpcRdmaConfig config;
     private final InlineThresholds thresholds;
     private final RdmaConnection connection;
+    /** Moves chunk data by RDMA Read and Write (null without a connection). */
+    private final ChunkMover mover;
     private final RpcRdmaStats stats;
     private final RpcStats rpcStats;
     private final RpcRdmaHeaderDecoder decoder;
@@ -149,7 +146,8 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
         this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
         this.decoder = new RpcRdmaHeaderDecoder(config.limits());
         this.credits = new ResponderCredits(config.minGrant(), config.maxGrant());
-        this.replies = new ReplySender(this, thresholds, connection, stats);
+        this.mover = connection == null ? null : new ChunkMover(connection, stats);
+        this.replies = new ReplySender(this, thresholds, connection, stats, mover);
     }
 
     /** A responder with no RDMA connection: inline messages only. */
@@ -367,60 +365,22 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
             return;
         }
         target.writerIndex(size);
-        RdmaMemory memory = connection.memoryPool().memoryOf(target);
-        int base = (int) (target.memoryAddress() - memory.address());
-        RdmaMemory sink = null;
-        if (connection.readSinkNeedsRemoteWrite()) {
-            // iWARP: the Read Response is a tagged message aimed at the sink (RFC 5040 §4.4), so its key needs remote
-            // write access, and the peer learns it. Register exactly this call's sink (never the pool's slab) for the
-            // Reads, and deregister it once the last of them completed (completions come in order).
-            try {
-                sink = connection.registerMemory(target, RdmaAccess.REMOTE_WRITE);
-            } catch (IOException | RuntimeException e) {
-                ReferenceCountUtil.release(inline);
-                target.release();
-                calls.remove(call.xid());
-                logger.warn("{} cannot register a Read sink; closing (RFC 8166 §4.5.4)", ctx.channel(), e);
-                close(ctx);
-                return;
-            }
-            memory = sink;
-            base = 0;
-        }
-        int reads = 0;
-        for (ReadChunk c : all) {
-            for (RdmaSegment s : c.segments()) {
-                if (s.length() != 0) {
-                    reads++;
-                }
+        int[] offsets = null;
+        if (inPlace) {
+            offsets = new int[all.size()];
+            for (int i = 0; i < offsets.length; i++) {
+                offsets[i] = plan.streamOffset(i);
             }
         }
-        call.pulling(plan, all, inline, target, reads, inPlace);
-        int offset = base;
-        ChannelFuture last = null;
-        for (int i = 0; i < all.size(); i++) {
-            ReadChunk c = all.get(i);
-            if (inPlace) {
-                offset = base + plan.streamOffset(i);
-            }
-            stats.recordReadChunk();
-            for (RdmaSegment s : c.segments()) {
-                if (s.length() != 0) {
-                    last = ctx.write(new RdmaRead(memory, offset, s.length(), s.offset(), s.handle()));
-                    last.addListener(call);
-                    offset += s.length();
-                }
-            }
+        call.pulling(plan, all, inline, target, ChunkMover.readCount(all), inPlace);
+        try {
+            mover.pull(ctx, target, all, offsets, call);
+        } catch (IOException | RuntimeException e) {
+            call.releasePull();
+            calls.remove(call.xid());
+            logger.warn("{} cannot register a Read sink; closing (RFC 8166 §4.5.4)", ctx.channel(), e);
+            close(ctx);
         }
-        if (sink != null) {
-            RdmaMemory registered = sink;
-            if (last == null) {
-                registered.deregister();
-            } else {
-                last.addListener(f -> registered.deregister());
-            }
-        }
-        ctx.flush();
     }
 
     /** The first RDMA Read of {@code call} that failed. */
