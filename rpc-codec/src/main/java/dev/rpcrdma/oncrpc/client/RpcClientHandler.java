@@ -199,7 +199,7 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
         RpcBackchannel backchannel = backchannel(call.channel);
         if (backchannel != null && backchannel.role() == RpcBackchannel.Role.CALLER) {
             if (!backchannel.isEnabled()) {
-                // draft-cel-nfsv4-rpcrdma-bidirection §2.2.3: no backward call before the peer said it is prepared.
+                // RFC 8167 §6: no backward call before the peer said it is prepared.
                 call.args.release();
                 call.failWith(new RpcBackchannelException("the client has not enabled a "
                         + "backchannel on " + call.channel + " (RpcBackchannel.enable() when it signals it, e.g. "
@@ -298,7 +298,7 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
     /**
      * A CALL arriving at a client: a backward call. It goes on to the callback programs behind this handler when the
      * connection serves callbacks and the upper layer enabled them; otherwise it is logged, counted and dropped
-     * (draft-cel-nfsv4-rpcrdma-bidirection §2.2.3: a peer must not call back before it was told it may; dropping
+     * (RFC 8167 §6: a peer must not call back before it was told it may; dropping
      * the message breaks nothing else on the connection).
      */
     private void backwardCall(ChannelHandlerContext ctx, InboundRpcMessage message) {

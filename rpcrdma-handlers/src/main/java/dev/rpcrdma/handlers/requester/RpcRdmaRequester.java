@@ -717,13 +717,13 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
                 + " the connection (now " + configuredMaxReply + " bytes)";
     }
 
-    /** An RPC CALL arriving at a requester: a backward call (draft-cel-nfsv4-rpcrdma-bidirection §2.4). */
+    /** An RPC CALL arriving at a requester: a backward call (RFC 8167 §5.1). */
     private void backwardCall(ChannelHandlerContext ctx, RpcRdmaHeader header, ByteBuf in) {
         if (callbacks != null) {
             callbacks.received(ctx, header, in);
             return;
         }
-        // No callback service: dropped and counted, as the Linux client does (draft §2.2.3).
+        // No callback service: dropped and counted, as the Linux client does (RFC 8167 §6).
         rpcStats.recordUnexpectedMessage();
         rpcStats.recordBackwardDrop();
         logger.warn("{} dropped backward call xid {}: no callback service on this connection", ctx.channel(),

@@ -653,7 +653,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
     int grant(int requested) {
         int posted = connection != null ? connection.postedReceives() : config.maxGrant();
         if (backward != null) {
-            posted -= backward.reserved(); // receives kept for backward replies (draft §2.2.2)
+            posted -= backward.reserved(); // receives kept for backward replies (RFC 8167 §4.3.2)
         }
         return credits.grantForReply(requested, posted);
     }
