@@ -62,7 +62,7 @@ import java.util.concurrent.TimeUnit;
  *        MAX_WINDOWS FIRST_MARK CASE...        (CASE: rdma|tcp:sys|krb5|krb5i|krb5p:null|echo)
  * </pre>
  * The server starts a throwaway MIT KDC ({@link Krb5Realm}) and leaves the client's keytab and {@code krb5.conf} in
- * DIR. Each client case prints {@code gss_TRANSPORT_FLAVOR_PROC - CALLS U0 K0 U1 K1 PCALLS PU0 PK0 PU1 PK1}: the
+ * DIR. RDMA on the fabric {@code -Ddev.rpcrdma.fabric} selects (default native). Each client case prints {@code gss_TRANSPORT_FLAVOR_PROC - CALLS U0 K0 U1 K1 PCALLS PU0 PK0 PU1 PK1}: the
  * settled window's calls and instructions per call (vCPU 0 user, kernel; vCPU 1 user, kernel), then the window
  * before (run-icount's results format).
  */
@@ -98,7 +98,7 @@ public final class GssIcount {
 
     static EventLoopGroup rdmaGroup() {
         return new MultiThreadIoEventLoopGroup(1,
-                RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().fabric(RdmaFabric.NATIVE)));
+                RdmaIoHandler.newFactory(new RdmaIoHandlerConfig().fabric(RdmaFabric.select())));
     }
 
     static void server(String address, int tcpPort, int rdmaPort, Path dir) throws Exception {
