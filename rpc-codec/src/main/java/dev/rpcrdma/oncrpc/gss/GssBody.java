@@ -43,6 +43,15 @@ final class GssBody {
         return new byte[] {(byte) (v >>> 24), (byte) (v >>> 16), (byte) (v >>> 8), (byte) v};
     }
 
+    /** The pad of an opaque of {@code length} bytes, then {@code next} as an opaque (length, bytes, pad). */
+    private static byte[] opaqueTail(int length, byte[] next) {
+        int pad = (4 - (length & 3)) & 3;
+        byte[] tail = new byte[pad + 4 + ((next.length + 3) & ~3)];
+        ByteBuf t = Unpooled.wrappedBuffer(tail).writerIndex(pad);
+        t.writeInt(next.length).writeBytes(next);
+        return tail;
+    }
+
     static OpaqueAuth mic(GSSContext gss, byte[] data) throws GSSException {
         byte[] token;
         synchronized (gss) {
@@ -82,31 +91,31 @@ final class GssBody {
         } finally {
             body.release();
         }
-        XdrPayload out = XdrPayload.newPayload(alloc);
-        try {
-            if (service == RpcGssService.INTEGRITY) {
-                byte[] mic;
-                synchronized (gss) {
-                    mic = gss.getMIC(data, 0, data.length, new MessageProp(0, false));
-                }
-                out.writer().writeOpaque(data).writeOpaque(mic);
-            } else {
-                byte[] sealed;
-                MessageProp prop = new MessageProp(0, true);
-                synchronized (gss) {
-                    sealed = gss.wrap(data, 0, data.length, prop);
-                }
-                if (!prop.getPrivacy()) {
-                    // The context has no confidentiality (its initiator did not ask for it): never send in clear.
-                    throw new GSSException(GSSException.UNAVAILABLE, 0, "the GSS context cannot encrypt");
-                }
-                out.writer().writeOpaque(sealed);
+        // The protected body is not copied again (RFC 8166 §8.2.2 sends it whole, inline or as a Long Call or
+        // Reply, so the transport copies it once into its own buffers anyway): the payload wraps the arrays.
+        if (service == RpcGssService.INTEGRITY) {
+            byte[] mic;
+            synchronized (gss) {
+                mic = gss.getMIC(data, 0, data.length, new MessageProp(0, false));
             }
-            return out;
-        } catch (GSSException | RuntimeException e) {
-            out.release();
-            throw e;
+            // rpc_gss_integ_data
+            return XdrPayload.wrap(alloc, Unpooled.wrappedBuffer(
+                    Unpooled.wrappedBuffer(intBytes(data.length)), Unpooled.wrappedBuffer(data),
+                    Unpooled.wrappedBuffer(opaqueTail(data.length, mic))));
         }
+        byte[] sealed;
+        MessageProp prop = new MessageProp(0, true);
+        synchronized (gss) {
+            sealed = gss.wrap(data, 0, data.length, prop);
+        }
+        if (!prop.getPrivacy()) {
+            // The context has no confidentiality (its initiator did not ask for it): never send in clear.
+            throw new GSSException(GSSException.UNAVAILABLE, 0, "the GSS context cannot encrypt");
+        }
+        // rpc_gss_priv_data: the wrap token as the opaque
+        return XdrPayload.wrap(alloc, Unpooled.wrappedBuffer(
+                Unpooled.wrappedBuffer(intBytes(sealed.length)), Unpooled.wrappedBuffer(sealed),
+                Unpooled.wrappedBuffer(new byte[(4 - (sealed.length & 3)) & 3])));
     }
 
     /**

@@ -140,15 +140,18 @@ final class ReplySender {
         // registered per reply); RDMA Writes push parts of it, written with the Send and flushed once: one chain.
         // A reply never waits for pool memory: calls being pulled may hold all of it until their replies are sent.
         // When the pool is exhausted, the region is registered for this reply alone (counted as a memory wait).
-        ByteBuf region = connection.memoryPool().tryAllocate(full + (nomsg ? remainder : 0));
+        // A Long Reply with no item in a Write chunk (every reply under RPCSEC_GSS integrity or privacy, RFC 8166
+        // §8.2.2) is the inline stream itself: the Reply chunk is written from it, not from a second copy after it.
+        boolean reducedCopy = nomsg && placement.placed > 0;
+        ByteBuf region = connection.memoryPool().tryAllocate(full + (reducedCopy ? remainder : 0));
         RdmaMemory registered = null;
         if (region == null) {
             stats.recordMemoryWait();
-            region = ctx.alloc().directBuffer(full + (nomsg ? remainder : 0));
+            region = ctx.alloc().directBuffer(full + (reducedCopy ? remainder : 0));
         }
         payload.writeInline(region);
         int[] ranges = placement.inlineRanges();
-        if (nomsg) {
+        if (reducedCopy) {
             for (int i = 0; i < ranges.length; i += 2) {
                 region.writeBytes(region, ranges[i], ranges[i + 1] - ranges[i]);
             }
@@ -175,7 +178,7 @@ final class ReplySender {
         }
         ByteBuf send;
         if (nomsg) {
-            mover.push(ctx, memory, base + full, remainder, replyChunk);
+            mover.push(ctx, memory, base + (reducedCopy ? full : 0), remainder, replyChunk);
             send = ctx.alloc().directBuffer(header.encodedLength());
             RpcRdmaHeaderEncoder.encode(header, send);
         } else {

@@ -36,7 +36,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * the user's ticket cache. The server exports krb5, krb5i and krb5p (not sys) as {@code nfs/}{@value #SERVER_NAME}:
  * the mounts name the server by that name ({@code addr=} gives its address), which the guest's hosts file
  * resolves for gssd. Over RDMA on every provider, over TCP once; a {@code sec=sys} mount is refused (WRONGSEC), a user
- * without a ticket or with an expired one is refused, a read delegation is recalled over the backchannel.
+ * without a ticket or with an expired one is refused (once); a read delegation is recalled over the RDMA backchannel
+ * (every provider).
  */
 @Tag("rdma-device")
 class LinuxKernelClientKrb5Test {
@@ -278,8 +279,7 @@ class LinuxKernelClientKrb5Test {
      * the file for write: NFS4ERR_DELAY while the server recalls the delegation over the kernel's backchannel,
      * then success once the kernel returned it.
      */
-    @Test
-    @Tag("rdma-device-once") // the recall over RDMA per provider is LinuxKernelClientTest's; here: under krb5
+    @Test // on every provider: the recall crosses the provider's RDMA backchannel while the fore channel is krb5
     void aReadDelegationIsRecalledUnderKrb5() throws Exception {
         long[] before = delegations();
         sh(mountCommand("rdma", "krb5") + " && echo data > " + mnt + "/deleg && sync");

@@ -235,6 +235,19 @@ class Nfs4SecurityTest {
                     "gss-callbacks", callbacks);
         }
         clients.add(a);
+        callbacksUnderTheClientsContext(a, callbacks, gssClient("gss-writer", RpcGssService.PRIVACY), root, target);
+    }
+
+    /**
+     * The scenario of {@link #callbacksCarryTheRpcsecGssHandleTheClientOffered}, on any transport (also
+     * {@link NativeFabricNfs4GssCallbackTest}'s): {@code a} (connected, its callbacks checked by {@code callbacks})
+     * establishes a krb5i context as {@code root}, offers it for callbacks with privacy, holds a read delegation;
+     * {@code writer} (a mounted krb5p client) opens the file for write; the recall reaches {@code a} under its
+     * context, with its back handle and the service it chose.
+     */
+    static void callbacksUnderTheClientsContext(Nfs4TestClient a, RpcGssAuthenticator callbacks,
+                                                Nfs4TestClient writer, GSSCredential root, GSSName target)
+            throws Exception {
         RpcGssClientContext context = RpcGssClientContext.establish(a.rpc, Nfs4.PROGRAM, Nfs4.VERSION, root,
                 target, RpcGssService.INTEGRITY);
         a.options = context.callOptions().withTimeout(Duration.ofSeconds(30));
@@ -264,13 +277,13 @@ class Nfs4SecurityTest {
         r.ok(Nfs4.OP_PUTROOTFH);
         byte[][] open = r.open();
         assertTrue(open[1] != null, "a read delegation");
-        Nfs4TestClient b = gssClient("gss-writer", RpcGssService.PRIVACY);
+        Nfs4TestClient b = writer;
         b.mount();
         r = b.call(b.sequenced().putrootfh().open("b", Nfs4.OPEN4_SHARE_ACCESS_WRITE, false, "delegated"));
         r.sequenceFlags();
         r.ok(Nfs4.OP_PUTROOTFH);
         assertEquals(Nfs4.NFS4ERR_DELAY, r.next(Nfs4.OP_OPEN));
-        Nfs4TestClient.Recall recall = a.awaitRecall(10);
+        Nfs4TestClient.Recall recall = a.awaitRecall(30);
         assertTrue(recall != null, "CB_RECALL under the client's context");
         assertArrayEquals(open[1], recall.stateid());
         dev.rpcrdma.oncrpc.message.OpaqueAuth cred = a.callbackCredentials.poll();
