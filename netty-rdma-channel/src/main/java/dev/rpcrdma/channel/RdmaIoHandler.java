@@ -310,7 +310,7 @@ public final class RdmaIoHandler implements IoHandler {
             if (destroyed) {
                 throw new IllegalStateException("event loop destroyed");
             }
-            d = EventLoopDevice.create(this, device, config.completionBatch());
+            d = EventLoopDevice.create(this, device, config.completionBatch(), config.busyPollNanos() == 0);
             try {
                 epoll.add(d.fd());
             } catch (IOException e) {
