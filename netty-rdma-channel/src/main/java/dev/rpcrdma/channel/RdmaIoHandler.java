@@ -14,6 +14,7 @@ import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.netty.util.concurrent.ThreadAwareExecutor;
+import io.netty.util.concurrent.Ticker;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -53,6 +54,12 @@ public final class RdmaIoHandler implements IoHandler {
     private static final long QP_DESTROY_WAIT_NANOS = TimeUnit.SECONDS.toNanos(120);
 
     private final ThreadAwareExecutor executor;
+    /**
+     * The executor, when its queued tasks can be counted and its scheduled tasks run on {@code System.nanoTime()}
+     * (Netty's system ticker), else null: {@link #noTasks} then asks {@link IoHandlerContext#canBlock()}, which reads
+     * the clock whenever a task is scheduled.
+     */
+    private final SingleThreadEventExecutor countable;
     /** The loop's free {@link RdmaReceive} holders. */
     final ReceiveHolders receiveHolders;
     private final RdmaIoHandlerConfig config;
@@ -96,6 +103,9 @@ public final class RdmaIoHandler implements IoHandler {
 
     private RdmaIoHandler(ThreadAwareExecutor executor, RdmaIoHandlerConfig config) {
         this.executor = ObjectUtil.checkNotNull(executor, "executor");
+        countable = executor instanceof SingleThreadEventExecutor
+                && ((SingleThreadEventExecutor) executor).ticker() == Ticker.systemTicker()
+                ? (SingleThreadEventExecutor) executor : null;
         receiveHolders = new ReceiveHolders(executor);
         this.config = config;
         this.fabric = config.fabric();
@@ -141,7 +151,7 @@ public final class RdmaIoHandler implements IoHandler {
         if (work > 0) {
             return work + checkFdsIfDue();
         }
-        if (!context.canBlock()) {
+        if (!noTasks(context)) {
             return checkFds();
         }
         long busyNanos = config.busyPollNanos();
@@ -160,12 +170,22 @@ public final class RdmaIoHandler implements IoHandler {
         nextWakeupNanos.set(deadline);
         try {
             // After announcing the sleep: a teardown thread that finished before it did not write the eventfd.
-            work = waitAndDispatch(context.canBlock() && !teardown.hasCompleted() ? timeoutMillis(context, deadline)
+            work = waitAndDispatch(noTasks(context) && !teardown.hasCompleted() ? timeoutMillis(context, deadline)
                     : 0);
         } finally {
             nextWakeupNanos.lazySet(AWAKE);
         }
         return work + teardown.runCompleted() + pollHot(false);
+    }
+
+    /**
+     * No task is queued for the loop (checked again after the sleep is announced: a task queued before that wrote no
+     * eventfd). A scheduled task that is due needs no separate check, which would read the clock: it makes
+     * {@link #timeoutMillis} 0, so the loop only looks at its fds and returns to run it.
+     */
+    private boolean noTasks(IoHandlerContext context) {
+        SingleThreadEventExecutor e = countable;
+        return e != null ? e.pendingTasks() == 0 : context.canBlock();
     }
 
     /**
