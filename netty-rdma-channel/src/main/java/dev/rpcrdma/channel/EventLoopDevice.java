@@ -276,6 +276,16 @@ final class EventLoopDevice {
         return false;
     }
 
+    /** Whether some queue is hot (polled on the loop's next round). */
+    boolean anyHot() {
+        for (Cq q : cqs) {
+            if (q.hot) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private int poll(Cq q) {
         int total = 0;
         CompletionArray wc = q.completions;

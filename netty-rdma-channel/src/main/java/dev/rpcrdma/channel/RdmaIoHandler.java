@@ -158,24 +158,52 @@ public final class RdmaIoHandler implements IoHandler {
         if (busyNanos > 0 && busyPoll(context, busyNanos)) {
             return busyWork;
         }
-        // Arm, then poll again: closes the race with completions that arrived before arming.
-        work = armAndRepoll();
-        if (work > 0) {
-            return work;
+        int total = 0;
+        while (true) {
+            // Arm, then poll again: closes the race with completions that arrived before arming.
+            work = armAndRepoll();
+            if (work > 0) {
+                return total + work;
+            }
+            long deadline = context.deadlineNanos();
+            if (deadline == -1L) {
+                deadline = NONE;
+            }
+            nextWakeupNanos.set(deadline);
+            int timeout;
+            try {
+                // After announcing the sleep: a teardown thread that finished before it did not write the eventfd.
+                timeout = noTasks(context) && !teardown.hasCompleted() ? timeoutMillis(context, deadline) : 0;
+                work = waitAndDispatch(timeout);
+            } finally {
+                nextWakeupNanos.lazySet(AWAKE);
+            }
+            work += teardown.runCompleted() + pollHot(false);
+            total += work;
+            if (work == 0 || timeout == 0 || busyNanos > 0 || !sleepsAgain()) {
+                return total;
+            }
         }
-        long deadline = context.deadlineNanos();
-        if (deadline == -1L) {
-            deadline = NONE;
+    }
+
+    /**
+     * After a wake-up whose work left every queue cold (armed and drained: the C requester's loop, one call in
+     * flight), the loop may go back to sleep without returning to the executor, whose round (a look at its scheduled
+     * tasks, a clock read, its queues) would find nothing to do: no task is queued, none is due (the wait before was
+     * not cut short by one: it had a timeout), the executor runs (not shutting down or suspending: those are seen
+     * between rounds) and it can count its tasks ({@link #countable}).
+     */
+    private boolean sleepsAgain() {
+        SingleThreadEventExecutor e = countable;
+        if (e == null || e.isShuttingDown() || e.isSuspended() || e.pendingTasks() != 0) {
+            return false;
         }
-        nextWakeupNanos.set(deadline);
-        try {
-            // After announcing the sleep: a teardown thread that finished before it did not write the eventfd.
-            work = waitAndDispatch(noTasks(context) && !teardown.hasCompleted() ? timeoutMillis(context, deadline)
-                    : 0);
-        } finally {
-            nextWakeupNanos.lazySet(AWAKE);
+        for (EventLoopDevice d : loopDevices) {
+            if (d.anyHot()) {
+                return false;
+            }
         }
-        return work + teardown.runCompleted() + pollHot(false);
+        return true;
     }
 
     /**
