@@ -39,7 +39,14 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class RdmaIoHandler implements IoHandler {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaIoHandler.class);
     private static final long AWAKE = -1L;
-    private static final long NONE = Long.MAX_VALUE;
+    /** {@link #nextWakeupNanos} while the loop waits (any value but {@link #AWAKE}). */
+    private static final long ASLEEP = Long.MAX_VALUE;
+    /**
+     * A time about 146 years after the executor's ticker started (no overflow when the executor subtracts that start
+     * from it), so after the deadline of any task scheduled for this century; a later deadline reads as a shorter
+     * delay than it is, and the loop wakes early.
+     */
+    static final long FAR_FUTURE = Long.MAX_VALUE / 2;
     /** Longest time a loop whose channels are all hot goes without looking at its fds (RDMA-CM events). */
     static final long FD_CHECK_INTERVAL_MICROS = 1000;
     private static final long FD_CHECK_INTERVAL_NANOS = TimeUnit.MICROSECONDS.toNanos(FD_CHECK_INTERVAL_MICROS);
@@ -165,15 +172,14 @@ public final class RdmaIoHandler implements IoHandler {
             if (work > 0) {
                 return total + work;
             }
-            long deadline = context.deadlineNanos();
-            if (deadline == -1L) {
-                deadline = NONE;
-            }
-            nextWakeupNanos.set(deadline);
+            // Announced as asleep: wakeup() writes the eventfd. Only AWAKE or not matters to it (a task scheduled
+            // from another thread comes through execute(), which wakes the loop), so the deadline is not asked for
+            // (Netty's deadlineNanos() reads the clock when no task is scheduled).
+            nextWakeupNanos.set(ASLEEP);
             int timeout;
             try {
                 // After announcing the sleep: a teardown thread that finished before it did not write the eventfd.
-                timeout = noTasks(context) && !teardown.hasCompleted() ? timeoutMillis(context, deadline) : 0;
+                timeout = noTasks(context) && !teardown.hasCompleted() ? timeoutMillis(context) : 0;
                 work = waitAndDispatch(timeout);
             } finally {
                 nextWakeupNanos.lazySet(AWAKE);
@@ -287,21 +293,24 @@ public final class RdmaIoHandler implements IoHandler {
     }
 
     /**
-     * The {@code epoll_wait} timeout until the loop's next scheduled task: -1 with none, else the delay rounded up
-     * to whole milliseconds. {@code deadlineNanos} is on the executor's own clock (Netty's scheduled-task ticker,
-     * not {@code System.nanoTime()}), so the delay comes from {@link IoHandlerContext#delayNanos}, as in
-     * {@code EpollIoHandler}; subtracting {@code System.nanoTime()} from it gave a delay that was always negative,
-     * and the loop busy-spun on {@code epoll_wait(0)} whenever any task was scheduled (e.g. an RPC call timeout).
+     * The {@code epoll_wait} timeout until the loop's next scheduled task, rounded up to whole milliseconds (0 if it
+     * is due). The delay comes from {@link IoHandlerContext#delayNanos}, on the executor's own clock (Netty's
+     * scheduled-task ticker), as in {@code EpollIoHandler}; subtracting {@code System.nanoTime()} from
+     * {@code deadlineNanos()} gave a delay that was always negative, and the loop busy-spun on {@code epoll_wait(0)}
+     * whenever any task was scheduled (e.g. an RPC call timeout). The clock is read only when a task is scheduled:
+     * the delay from a time later than any deadline ({@link #FAR_FUTURE}) is 0 then, and without one it is what the
+     * executor answers at any time (its purge interval).
      */
-    static int timeoutMillis(IoHandlerContext context, long deadlineNanos) {
-        if (deadlineNanos == NONE) {
-            return -1;
-        }
-        long delay = context.delayNanos(System.nanoTime());
+    static int timeoutMillis(IoHandlerContext context) {
+        long delay = context.delayNanos(FAR_FUTURE);
         if (delay <= 0) {
-            return 0;
+            delay = context.delayNanos(System.nanoTime());
+            if (delay <= 0) {
+                return 0;
+            }
         }
-        return (int) Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(delay + 999_999));
+        long roundedUp = Math.min(delay, Long.MAX_VALUE - 999_999) + 999_999;
+        return (int) Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(roundedUp));
     }
 
     private Registration[] snapshot() {
