@@ -37,9 +37,16 @@ final class EpollSet {
         Libc.epollCtlDel(epollFd.intValue(), fd);
     }
 
-    /** Waits up to {@code timeoutMillis} (-1 forever, 0 never); returns the number of ready fds (0 on EINTR). */
+    /**
+     * Waits up to {@code timeoutMillis} (-1 forever, 0 never); returns the number of ready fds (0 on EINTR). The wait
+     * saves no errno (a thread-local lookup per call); only a failure asks again, with errno saved and without
+     * waiting: a signal's EINTR does not repeat (what is ready then is returned), a real error does.
+     */
     int wait(int timeoutMillis) throws IOException {
-        int n = Libc.epollWait(epollFd.intValue(), eventsAddress, maxEvents, timeoutMillis);
+        int n = Libc.epollWaitNoErrno(epollFd.intValue(), eventsAddress, maxEvents, timeoutMillis);
+        if (n < 0) {
+            n = Libc.epollWait(epollFd.intValue(), eventsAddress, maxEvents, 0);
+        }
         if (n < 0) {
             int errno = Libc.errno();
             if (errno == Libc.EINTR) {

@@ -45,6 +45,11 @@ final class EventLoopDevice {
     private final RdmaIoHandler handler;
     final VerbsDevice device;
     private final int batch;
+    /**
+     * Event-driven loop (no busy polling): a queue found empty by a poll after its arming goes cold at once, as the
+     * C requester sleeps after its one empty poll, rather than being polled again on the loop's next round.
+     */
+    private final boolean coldWhenDrained;
     private final IntObjectMap<RdmaChannel> channels = new IntObjectHashMap<>();
     /** Channels whose queue pair receives through a shared receive queue, by queue pair number. */
     private final IntObjectMap<RdmaChannel> byQpNum = new IntObjectHashMap<>();
@@ -61,15 +66,20 @@ final class EventLoopDevice {
     private boolean polling;
     private boolean destroyed;
 
-    private EventLoopDevice(RdmaIoHandler handler, VerbsDevice device, int batch) {
+    private EventLoopDevice(RdmaIoHandler handler, VerbsDevice device, int batch, boolean coldWhenDrained) {
         this.handler = handler;
         this.device = device;
         this.batch = batch;
+        this.coldWhenDrained = coldWhenDrained;
     }
 
-    /** Allocates the protection domain and the completion channel (queues come with the first channel). */
-    static EventLoopDevice create(RdmaIoHandler handler, VerbsDevice device, int batch) throws IOException {
-        EventLoopDevice d = new EventLoopDevice(handler, device, batch);
+    /**
+     * Allocates the protection domain and the completion channel (queues come with the first channel);
+     * {@code coldWhenDrained}: the loop sleeps rather than busy-polls ({@link #poll(boolean)}).
+     */
+    static EventLoopDevice create(RdmaIoHandler handler, VerbsDevice device, int batch, boolean coldWhenDrained)
+            throws IOException {
+        EventLoopDevice d = new EventLoopDevice(handler, device, batch, coldWhenDrained);
         try {
             d.pd = device.allocProtectionDomain();
             d.compChannel = device.createCompletionChannel();
@@ -211,7 +221,10 @@ final class EventLoopDevice {
      * Polls the hot queues (every queue when {@code includeArmed}) up to the loop's batch each, dispatching every
      * completion to its channel; then each channel that had completions finishes its batch (fires
      * {@code channelReadComplete}, writes more, or finishes a delayed close). A poll that finds nothing leaves the
-     * queue cold. Returns the completions.
+     * queue cold. In an event-driven loop, a queue that a poll after its arming found empty (fewer completions than
+     * asked for) goes cold at once: whatever it completes from then on raises an event (or its event already waits
+     * on the completion channel), so polling it again on the loop's next round (one {@code ibv_poll_cq} per wake-up)
+     * would only find what the event announces anyway. Returns the completions.
      */
     int poll(boolean includeArmed) {
         if (destroyed || polling) {
@@ -225,10 +238,12 @@ final class EventLoopDevice {
                     continue;
                 }
                 int n = poll(q);
-                if (n > 0) {
+                if (coldWhenDrained && q.armed && q.drainedSinceArm) {
+                    q.hot = false;
+                } else if (n > 0) {
                     q.hot = true;
-                    work += n;
                 }
+                work += n;
             }
         } finally {
             // A channel's batch end may complete more (a Send posted, a receive reposted): those come in the next
@@ -255,6 +270,16 @@ final class EventLoopDevice {
     boolean anyCold() {
         for (Cq q : cqs) {
             if (!q.hot) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether some queue is hot (polled on the loop's next round). */
+    boolean anyHot() {
+        for (Cq q : cqs) {
+            if (q.hot) {
                 return true;
             }
         }

@@ -14,6 +14,7 @@ import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.netty.util.concurrent.ThreadAwareExecutor;
+import io.netty.util.concurrent.Ticker;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -38,7 +39,14 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class RdmaIoHandler implements IoHandler {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaIoHandler.class);
     private static final long AWAKE = -1L;
-    private static final long NONE = Long.MAX_VALUE;
+    /** {@link #nextWakeupNanos} while the loop waits (any value but {@link #AWAKE}). */
+    private static final long ASLEEP = Long.MAX_VALUE;
+    /**
+     * A time about 146 years after the executor's ticker started (no overflow when the executor subtracts that start
+     * from it), so after the deadline of any task scheduled for this century; a later deadline reads as a shorter
+     * delay than it is, and the loop wakes early.
+     */
+    static final long FAR_FUTURE = Long.MAX_VALUE / 2;
     /** Longest time a loop whose channels are all hot goes without looking at its fds (RDMA-CM events). */
     static final long FD_CHECK_INTERVAL_MICROS = 1000;
     private static final long FD_CHECK_INTERVAL_NANOS = TimeUnit.MICROSECONDS.toNanos(FD_CHECK_INTERVAL_MICROS);
@@ -53,6 +61,12 @@ public final class RdmaIoHandler implements IoHandler {
     private static final long QP_DESTROY_WAIT_NANOS = TimeUnit.SECONDS.toNanos(120);
 
     private final ThreadAwareExecutor executor;
+    /**
+     * The executor, when its queued tasks can be counted and its scheduled tasks run on {@code System.nanoTime()}
+     * (Netty's system ticker), else null: {@link #noTasks} then asks {@link IoHandlerContext#canBlock()}, which reads
+     * the clock whenever a task is scheduled.
+     */
+    private final SingleThreadEventExecutor countable;
     /** The loop's free {@link RdmaReceive} holders. */
     final ReceiveHolders receiveHolders;
     private final RdmaIoHandlerConfig config;
@@ -96,6 +110,9 @@ public final class RdmaIoHandler implements IoHandler {
 
     private RdmaIoHandler(ThreadAwareExecutor executor, RdmaIoHandlerConfig config) {
         this.executor = ObjectUtil.checkNotNull(executor, "executor");
+        countable = executor instanceof SingleThreadEventExecutor
+                && ((SingleThreadEventExecutor) executor).ticker() == Ticker.systemTicker()
+                ? (SingleThreadEventExecutor) executor : null;
         receiveHolders = new ReceiveHolders(executor);
         this.config = config;
         this.fabric = config.fabric();
@@ -141,31 +158,68 @@ public final class RdmaIoHandler implements IoHandler {
         if (work > 0) {
             return work + checkFdsIfDue();
         }
-        if (!context.canBlock()) {
+        if (!noTasks(context)) {
             return checkFds();
         }
         long busyNanos = config.busyPollNanos();
         if (busyNanos > 0 && busyPoll(context, busyNanos)) {
             return busyWork;
         }
-        // Arm, then poll again: closes the race with completions that arrived before arming.
-        work = armAndRepoll();
-        if (work > 0) {
-            return work;
+        int total = 0;
+        while (true) {
+            // Arm, then poll again: closes the race with completions that arrived before arming.
+            work = armAndRepoll();
+            if (work > 0) {
+                return total + work;
+            }
+            // Announced as asleep: wakeup() writes the eventfd. Only AWAKE or not matters to it (a task scheduled
+            // from another thread comes through execute(), which wakes the loop), so the deadline is not asked for
+            // (Netty's deadlineNanos() reads the clock when no task is scheduled).
+            nextWakeupNanos.set(ASLEEP);
+            int timeout;
+            try {
+                // After announcing the sleep: a teardown thread that finished before it did not write the eventfd.
+                timeout = noTasks(context) && !teardown.hasCompleted() ? timeoutMillis(context) : 0;
+                work = waitAndDispatch(timeout);
+            } finally {
+                nextWakeupNanos.lazySet(AWAKE);
+            }
+            work += teardown.runCompleted() + pollHot(false);
+            total += work;
+            if (work == 0 || timeout == 0 || busyNanos > 0 || !sleepsAgain()) {
+                return total;
+            }
         }
-        long deadline = context.deadlineNanos();
-        if (deadline == -1L) {
-            deadline = NONE;
+    }
+
+    /**
+     * After a wake-up whose work left every queue cold (armed and drained: the C requester's loop, one call in
+     * flight), the loop may go back to sleep without returning to the executor, whose round (a look at its scheduled
+     * tasks, a clock read, its queues) would find nothing to do: no task is queued, none is due (the wait before was
+     * not cut short by one: it had a timeout), the executor runs (not shutting down or suspending: those are seen
+     * between rounds) and it can count its tasks ({@link #countable}).
+     */
+    private boolean sleepsAgain() {
+        SingleThreadEventExecutor e = countable;
+        if (e == null || e.isShuttingDown() || e.isSuspended() || e.pendingTasks() != 0) {
+            return false;
         }
-        nextWakeupNanos.set(deadline);
-        try {
-            // After announcing the sleep: a teardown thread that finished before it did not write the eventfd.
-            work = waitAndDispatch(context.canBlock() && !teardown.hasCompleted() ? timeoutMillis(context, deadline)
-                    : 0);
-        } finally {
-            nextWakeupNanos.lazySet(AWAKE);
+        for (EventLoopDevice d : loopDevices) {
+            if (d.anyHot()) {
+                return false;
+            }
         }
-        return work + teardown.runCompleted() + pollHot(false);
+        return true;
+    }
+
+    /**
+     * No task is queued for the loop (checked again after the sleep is announced: a task queued before that wrote no
+     * eventfd). A scheduled task that is due needs no separate check, which would read the clock: it makes
+     * {@link #timeoutMillis} 0, so the loop only looks at its fds and returns to run it.
+     */
+    private boolean noTasks(IoHandlerContext context) {
+        SingleThreadEventExecutor e = countable;
+        return e != null ? e.pendingTasks() == 0 : context.canBlock();
     }
 
     /**
@@ -239,21 +293,24 @@ public final class RdmaIoHandler implements IoHandler {
     }
 
     /**
-     * The {@code epoll_wait} timeout until the loop's next scheduled task: -1 with none, else the delay rounded up
-     * to whole milliseconds. {@code deadlineNanos} is on the executor's own clock (Netty's scheduled-task ticker,
-     * not {@code System.nanoTime()}), so the delay comes from {@link IoHandlerContext#delayNanos}, as in
-     * {@code EpollIoHandler}; subtracting {@code System.nanoTime()} from it gave a delay that was always negative,
-     * and the loop busy-spun on {@code epoll_wait(0)} whenever any task was scheduled (e.g. an RPC call timeout).
+     * The {@code epoll_wait} timeout until the loop's next scheduled task, rounded up to whole milliseconds (0 if it
+     * is due). The delay comes from {@link IoHandlerContext#delayNanos}, on the executor's own clock (Netty's
+     * scheduled-task ticker), as in {@code EpollIoHandler}; subtracting {@code System.nanoTime()} from
+     * {@code deadlineNanos()} gave a delay that was always negative, and the loop busy-spun on {@code epoll_wait(0)}
+     * whenever any task was scheduled (e.g. an RPC call timeout). The clock is read only when a task is scheduled:
+     * the delay from a time later than any deadline ({@link #FAR_FUTURE}) is 0 then, and without one it is what the
+     * executor answers at any time (its purge interval).
      */
-    static int timeoutMillis(IoHandlerContext context, long deadlineNanos) {
-        if (deadlineNanos == NONE) {
-            return -1;
-        }
-        long delay = context.delayNanos(System.nanoTime());
+    static int timeoutMillis(IoHandlerContext context) {
+        long delay = context.delayNanos(FAR_FUTURE);
         if (delay <= 0) {
-            return 0;
+            delay = context.delayNanos(System.nanoTime());
+            if (delay <= 0) {
+                return 0;
+            }
         }
-        return (int) Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(delay + 999_999));
+        long roundedUp = Math.min(delay, Long.MAX_VALUE - 999_999) + 999_999;
+        return (int) Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(roundedUp));
     }
 
     private Registration[] snapshot() {
@@ -310,7 +367,7 @@ public final class RdmaIoHandler implements IoHandler {
             if (destroyed) {
                 throw new IllegalStateException("event loop destroyed");
             }
-            d = EventLoopDevice.create(this, device, config.completionBatch());
+            d = EventLoopDevice.create(this, device, config.completionBatch(), config.busyPollNanos() == 0);
             try {
                 epoll.add(d.fd());
             } catch (IOException e) {

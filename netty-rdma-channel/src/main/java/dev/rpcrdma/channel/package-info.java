@@ -42,7 +42,11 @@
  * grow with idle connections. The loop polls its "hot" queues in batches; with no work it optionally busy-polls,
  * then arms every hot queue and polls it once more (a completion that raced with the arming is found by that poll,
  * one after it signals the completion channel), then waits in {@code epoll_wait} on the completion-channel fds, the
- * RDMA-CM event-channel fds and a wakeup eventfd. A loop that finds work looks at its fds without waiting only when
+ * RDMA-CM event-channel fds and a wakeup eventfd. A completion-channel event re-arms its queue at once, so the poll
+ * that finds the event's completions is also the poll after arming: in an event-driven loop a queue that this poll
+ * leaves empty goes cold at once (one {@code ibv_poll_cq} per wake-up, as a C loop sleeping on its completion
+ * channel), and a wake-up whose work leaves every queue cold, queues no task and finds none due sleeps again without
+ * returning to the executor. A loop that finds work looks at its fds without waiting only when
  * some queue is cold, or every millisecond for RDMA-CM events, and reads the clock once in 32 rounds
  * ({@code System.nanoTime()} is a system call where the clocksource has no vDSO). Channels are closed while the loop
  * still runs tasks ({@code prepareToDestroy()} and an executor shutdown hook), so {@code close()} completes

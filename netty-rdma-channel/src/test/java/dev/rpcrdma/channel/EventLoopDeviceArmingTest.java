@@ -177,11 +177,14 @@ class EventLoopDeviceArmingTest {
         }
     }
 
-    /** One completion per wake-up (one call in flight): one arming and two polls per wake-up, none lost. */
+    /**
+     * One completion per wake-up (one call in flight), event-driven: one arming and one poll per wake-up (the poll
+     * that finds what raised the event leaves the queue cold), none lost.
+     */
     @Test
-    void aWakeUpCostsOneArmingAndTwoPolls() throws IOException {
+    void aWakeUpCostsOneArmingAndOnePoll() throws IOException {
         FakeDevice device = new FakeDevice();
-        EventLoopDevice d = EventLoopDevice.create(null, device, 16);
+        EventLoopDevice d = EventLoopDevice.create(null, device, 16, true);
         d.retain(); // as a channel's reference would: the device stays after a poll
         d.dedicatedCq(64);
         FakeCq cq = device.cq;
@@ -196,20 +199,44 @@ class EventLoopDeviceArmingTest {
             int arms = cq.arms;
             int polls = cq.polls;
             d.completionChannelReady(); // the event taken: the queue is armed again at once
-            assertEquals(1, d.poll(false)); // finds what raised the event
-            assertEquals(0, d.poll(false)); // the loop's next round finds nothing
+            assertEquals(1, d.poll(false)); // finds what raised the event, and the queue empty after the arming
+            assertTrue(d.anyCold(), "drained after its arming: cold at once");
+            assertEquals(0, d.poll(false)); // the loop's next round does not poll it
             assertFalse(d.arm(), "armed and drained since its event: no arming, no poll before sleeping");
-            assertTrue(d.anyCold());
             assertEquals(arms + 1, cq.arms);
-            assertEquals(polls + 2, cq.polls);
+            assertEquals(polls + 1, cq.polls);
         }
+        cq.complete(99); // whatever comes next raises an event
+        assertEquals(6, cq.eventsRaised);
+    }
+
+    /** A busy-polling loop keeps the queue hot after the event's poll: it is polled again on the next round. */
+    @Test
+    void aBusyPollingLoopPollsAgainAfterTheEventsPoll() throws IOException {
+        FakeDevice device = new FakeDevice();
+        EventLoopDevice d = EventLoopDevice.create(null, device, 16, false);
+        d.retain();
+        d.dedicatedCq(64);
+        FakeCq cq = device.cq;
+        d.poll(false);
+        assertTrue(d.arm());
+        d.poll(true);
+        cq.complete(WorkRequestIds.encode(12345, WorkRequestIds.RECEIVE, 0));
+        d.completionChannelReady();
+        int polls = cq.polls;
+        assertEquals(1, d.poll(false));
+        assertFalse(d.anyCold());
+        assertEquals(0, d.poll(false));
+        assertEquals(polls + 2, cq.polls);
+        assertFalse(d.arm(), "armed and drained since its event: no arming before sleeping");
+        assertTrue(d.anyCold());
     }
 
     /** A completion between the event's poll and sleeping raises an event, so no wake-up is lost. */
     @Test
     void aCompletionAfterTheDrainingPollRaisesAnEvent() throws IOException {
         FakeDevice device = new FakeDevice();
-        EventLoopDevice d = EventLoopDevice.create(null, device, 16);
+        EventLoopDevice d = EventLoopDevice.create(null, device, 16, true);
         d.retain();
         d.dedicatedCq(64);
         FakeCq cq = device.cq;
@@ -230,7 +257,7 @@ class EventLoopDeviceArmingTest {
     @Test
     void aQueueNotDrainedSinceItsArmingIsArmedAndPolledAgain() throws IOException {
         FakeDevice device = new FakeDevice();
-        EventLoopDevice d = EventLoopDevice.create(null, device, 4);
+        EventLoopDevice d = EventLoopDevice.create(null, device, 4, true);
         d.retain();
         d.dedicatedCq(64);
         FakeCq cq = device.cq;

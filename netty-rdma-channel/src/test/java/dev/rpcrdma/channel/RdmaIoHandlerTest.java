@@ -60,12 +60,55 @@ class RdmaIoHandlerTest {
         // on System.nanoTime(): a deadline 20 ms ahead on that clock must give a 20 ms epoll_wait, not 0 (which
         // made every loop with a pending scheduled task, e.g. an RPC call timeout, busy-spin on epoll_wait(0)).
         long delay = TimeUnit.MILLISECONDS.toNanos(20);
-        assertEquals(20, RdmaIoHandler.timeoutMillis(context(TimeUnit.MILLISECONDS.toNanos(5), delay),
-                TimeUnit.MILLISECONDS.toNanos(5)));
-        assertEquals(1, RdmaIoHandler.timeoutMillis(context(1, 1), 1), "a partial millisecond rounds up");
-        assertEquals(0, RdmaIoHandler.timeoutMillis(context(1, -1), 1), "a past deadline does not block");
-        assertEquals(-1, RdmaIoHandler.timeoutMillis(context(-1, Long.MAX_VALUE), Long.MAX_VALUE),
-                "no deadline blocks until woken");
+        assertEquals(20, RdmaIoHandler.timeoutMillis(context(TimeUnit.MILLISECONDS.toNanos(5), delay)));
+        assertEquals(1, RdmaIoHandler.timeoutMillis(context(1, 1)), "a partial millisecond rounds up");
+        assertEquals(0, RdmaIoHandler.timeoutMillis(context(1, -1)), "a past deadline does not block");
+        assertEquals(Integer.MAX_VALUE, RdmaIoHandler.timeoutMillis(context(-1, Long.MAX_VALUE)), "no overflow");
+    }
+
+    /**
+     * The clock is read only when a task is scheduled: without one, the executor's delay (its purge interval) is the
+     * same at any time; with one, the delay from {@link RdmaIoHandler#FAR_FUTURE} is 0 and the delay from now counts.
+     */
+    @Test
+    void waitTimeoutReadsTheClockOnlyWithAScheduledTask() {
+        long purge = TimeUnit.SECONDS.toNanos(1);
+        long[] asked = new long[2];
+        IoHandlerContext none = tickerContext(-1, purge, asked);
+        assertEquals(1000, RdmaIoHandler.timeoutMillis(none));
+        assertEquals(1, asked[1], "one question, at a time after any deadline");
+        assertEquals(RdmaIoHandler.FAR_FUTURE, asked[0]);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3600);
+        IoHandlerContext scheduled = tickerContext(deadline, purge, asked);
+        int millis = RdmaIoHandler.timeoutMillis(scheduled);
+        assertEquals(2, asked[1], "asked again, at the time now");
+        assertTrue(asked[0] < deadline, "the second question is at the time now");
+        assertTrue(millis > 3_500_000 && millis <= 3_600_000, "about an hour: " + millis);
+        IoHandlerContext due = tickerContext(System.nanoTime() - 1, purge, asked);
+        assertEquals(0, RdmaIoHandler.timeoutMillis(due), "due: no wait");
+    }
+
+    /** A context whose one scheduled task (none when {@code deadline} is -1) is due at {@code deadline}. */
+    private static IoHandlerContext tickerContext(long deadline, long purgeNanos, long[] asked) {
+        asked[1] = 0;
+        return new IoHandlerContext() {
+            @Override
+            public boolean canBlock() {
+                return true;
+            }
+
+            @Override
+            public long delayNanos(long currentTimeNanos) {
+                asked[0] = currentTimeNanos;
+                asked[1]++;
+                return deadline == -1 ? purgeNanos : Math.max(0, deadline - currentTimeNanos);
+            }
+
+            @Override
+            public long deadlineNanos() {
+                throw new AssertionError("not asked: it reads the clock when no task is scheduled");
+            }
+        };
     }
 
     private static IoHandlerContext context(long deadlineNanos, long delayNanos) {

@@ -62,6 +62,10 @@ public final class Libc {
                 Type.SINT32);
         static final CallContext PTR_INT = CallContextCache.getInstance().getCallContext(Type.POINTER,
                 new Type[] {Type.SINT32}, CallingConvention.DEFAULT, false);
+        /** {@code epoll_wait}'s shape without saving errno. */
+        static final CallContext INT_INT_PTR_INT_INT_NO_ERRNO = CallContextCache.getInstance().getCallContext(
+                Type.SINT32, new Type[] {Type.SINT32, Type.POINTER, Type.SINT32, Type.SINT32},
+                CallingConvention.DEFAULT, false);
         static final long EPOLL_CREATE1 = symbol("epoll_create1");
         static final long EPOLL_CTL = symbol("epoll_ctl");
         static final long EPOLL_WAIT = symbol("epoll_wait");
@@ -132,6 +136,15 @@ public final class Libc {
     public static int epollWait(int epollFd, long events, int maxEvents, int timeoutMillis) {
         return (int) Calls.INVOKER.invokeN4(Calls.INT_INT_PTR_INT_INT, Calls.EPOLL_WAIT, epollFd, events, maxEvents,
                 timeoutMillis);
+    }
+
+    /**
+     * {@link #epollWait} without saving errno (jffi saves it into thread-local data it looks up per call): the
+     * number of ready fds, or -1, whose errno is lost (ask again with {@link #epollWait}).
+     */
+    public static int epollWaitNoErrno(int epollFd, long events, int maxEvents, int timeoutMillis) {
+        return (int) Calls.INVOKER.invokeN4(Calls.INT_INT_PTR_INT_INT_NO_ERRNO, Calls.EPOLL_WAIT, epollFd, events,
+                maxEvents, timeoutMillis);
     }
 
     /** A non-blocking, close-on-exec eventfd. */

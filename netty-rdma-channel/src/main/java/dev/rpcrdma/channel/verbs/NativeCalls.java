@@ -79,7 +79,7 @@ public final class NativeCalls {
 
     /**
      * Calls {@code int f(void *, void *, void *)} at {@code function} exactly as {@link Verbs#getCqEvent(long, long)}
-     * calls {@code ibv_get_cq_event} (errno saved, no allocation). For benchmarks.
+     * calls {@code ibv_get_cq_event} after a failure (errno saved, no allocation). For benchmarks.
      */
     public static int invokeIntPtrPtrPtrSavingErrno(long function, long a, long b, long c) {
         return invokeInt3(INT_PTR_PTR_PTR_ERRNO, function, a, b, c);

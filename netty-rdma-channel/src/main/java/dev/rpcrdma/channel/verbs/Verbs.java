@@ -350,12 +350,20 @@ public final class Verbs {
 
     /**
      * {@link #getCqEvent(long)} without allocating: the two out-pointers go to {@code scratch}, 16 bytes of native
-     * memory from {@link #allocateCqEventScratch()}, and the call goes through jffi directly (errno saved), not through
-     * jnr-ffi's marshalling of {@code long[]} out-parameters. For the completion-channel wake-up of the event loop.
+     * memory from {@link #allocateCqEventScratch()}, and the call goes through jffi directly, not through jnr-ffi's
+     * marshalling of {@code long[]} out-parameters. For the completion-channel wake-up of the event loop.
      */
     public static long getCqEvent(long channel, long scratch) throws NativeCallException {
-        int rc = NativeCalls.invokeInt3(NativeCalls.INT_PTR_PTR_PTR_ERRNO, GetCqEvent.FUNCTION,
-                handle("channel", channel), scratch, scratch + Long.BYTES);
+        long ch = handle("channel", channel);
+        // Without errno first (jffi saves it into thread-local data it looks up per call); only a failure asks
+        // again with errno saved: no event (EAGAIN) or a broken channel repeats, and an event that came in between
+        // is simply taken.
+        int rc = NativeCalls.invokeInt3(NativeCalls.INT_PTR_PTR_PTR, GetCqEvent.FUNCTION, ch, scratch,
+                scratch + Long.BYTES);
+        if (rc != 0) {
+            rc = NativeCalls.invokeInt3(NativeCalls.INT_PTR_PTR_PTR_ERRNO, GetCqEvent.FUNCTION, ch, scratch,
+                    scratch + Long.BYTES);
+        }
         if (rc != 0) {
             int errno = NativeCalls.lastError();
             if (errno == Libc.EAGAIN) {

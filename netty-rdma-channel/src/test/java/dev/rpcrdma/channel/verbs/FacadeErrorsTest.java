@@ -60,9 +60,9 @@ class FacadeErrorsTest {
     }
 
     /**
-     * The event loop's {@code ibv_get_cq_event} (jffi into native scratch, errno saved) on a completion channel whose
-     * fd has no event: "no event" (EAGAIN on the non-blocking fd) is 0, any other failure an exception with its
-     * errno. The channel is a fake {@code struct ibv_comp_channel} around a pipe, so no device is needed; the VM's
+     * The event loop's {@code ibv_get_cq_event} (jffi into native scratch, without errno; a failure asks again with
+     * errno saved) on a completion channel whose fd has no event: "no event" (EAGAIN on the non-blocking fd) is 0,
+     * any other failure an exception with its errno. The channel is a fake {@code struct ibv_comp_channel} around a pipe, so no device is needed; the VM's
      * verbs test takes real events through the same call.
      */
     @Test
