@@ -652,6 +652,17 @@ abstract class FabricContractSuite {
             assertFilled(p.server, 0, 8, 7 + 16);
             assertFilled(p.server, 1024, 16, 7);
             p.client.assertNoCompletion(10);
+            chain.begin(13, SendFlags.SIGNALED); // the emptied chain takes the next requests
+            chain.opcode(WrOpcode.SEND);
+            chain.addSge(p.client.address() + 32, 4, p.client.mr.lkey());
+            chain.post();
+            long[] send = p.client.awaitCompletions(1).get(0);
+            assertEquals(13, send[0]);
+            assertStatus(WcStatus.SUCCESS, send);
+            recv = p.server.awaitCompletions(1).get(0);
+            assertEquals(2, recv[0]);
+            assertEquals(4, recv[3]);
+            assertFilled(p.server, 256, 4, 7 + 32);
         }
     }
 
