@@ -3,6 +3,7 @@ package dev.rpcrdma.channel;
 import dev.rpcrdma.channel.fabric.PostException;
 import dev.rpcrdma.channel.fabric.QueuePair;
 import dev.rpcrdma.channel.fabric.SendFlags;
+import dev.rpcrdma.channel.fabric.SendChain;
 import dev.rpcrdma.channel.fabric.SendWorkRequest;
 import dev.rpcrdma.channel.fabric.WcStatus;
 import dev.rpcrdma.channel.fabric.WrOpcode;
@@ -51,11 +52,10 @@ final class SendQueue {
     private final int depth;
     /** One entry per send queue entry: {@code depth} for writes plus one for the drain marker. */
     private final InFlight[] inFlight;
-    /** Requests staged by one write pass and posted as one chain. */
-    private final SendWorkRequest[] chain = newChain();
     private final SendWorkRequest drainMarker = new SendWorkRequest();
     private final FlushedMessages flushed = new FlushedMessages();
     private final HeadSends headSends = new HeadSends();
+    /** Requests staged by this pass in the queue pair's {@link SendChain} (one more may be half begun). */
     private int chained;
     private int head;
     private int tail;
@@ -82,14 +82,6 @@ final class SendQueue {
         for (int i = 0; i < inFlight.length; i++) {
             inFlight[i] = new InFlight();
         }
-    }
-
-    private static SendWorkRequest[] newChain() {
-        SendWorkRequest[] c = new SendWorkRequest[QueuePair.MAX_POST_CHAIN];
-        for (int i = 0; i < c.length; i++) {
-            c[i] = new SendWorkRequest();
-        }
-        return c;
     }
 
     /** What one posted work request holds until it is retired; one per send-queue entry, reused. */
@@ -327,8 +319,8 @@ final class SendQueue {
      */
     private void stage(Object msg, boolean signal, boolean held) throws IOException {
         int seq = tail;
-        SendWorkRequest wr = chain[chained];
-        start(wr, seq, signal);
+        SendChain wr = ep.qp.sendChain(); // written once, straight into the native chain on a native queue pair
+        wr.begin(wrId(seq), signal ? SendFlags.SIGNALED : 0);
         InFlight f = inFlight[Integer.remainderUnsigned(seq, inFlight.length)];
         if (msg instanceof ByteBuf || msg instanceof RdmaSend) {
             RdmaSend send = msg instanceof RdmaSend ? (RdmaSend) msg : null;
@@ -336,7 +328,7 @@ final class SendQueue {
             f.reset(sendOpcode(wr, send));
             int length = content.readableBytes();
             if (length > 0 && !(length <= ep.maxInline && addInline(wr, content, ep.maxSendSge))) {
-                start(wr, seq, signal);
+                wr.restart(wrId(seq), signal ? SendFlags.SIGNALED : 0);
                 sendOpcode(wr, send);
                 int slot = ep.allocateSendSlot();
                 if (slot < 0) {
@@ -349,19 +341,21 @@ final class SendQueue {
         } else if (msg instanceof RdmaOneSidedOperation) {
             RdmaOneSidedOperation a = (RdmaOneSidedOperation) msg;
             boolean write = a instanceof RdmaWrite;
-            wr.opcode(write ? WrOpcode.RDMA_WRITE : WrOpcode.RDMA_READ)
-                    .addSge(a.local().address() + a.offset(), a.length(), a.local().lkey())
-                    .remote(a.remoteAddress(), a.rkey());
+            wr.opcode(write ? WrOpcode.RDMA_WRITE : WrOpcode.RDMA_READ);
+            wr.addSge(a.local().address() + a.offset(), a.length(), a.local().lkey());
+            wr.remote(a.remoteAddress(), a.rkey());
             f.reset(write ? RDMA_WRITE : RDMA_READ);
             f.memory = a.local();
         } else if (msg instanceof RdmaLocalInvalidate) {
             RdmaLocalInvalidate li = (RdmaLocalInvalidate) msg;
-            wr.opcode(WrOpcode.LOCAL_INV).invalidateRkey(li.rkey());
+            wr.opcode(WrOpcode.LOCAL_INV);
+            wr.invalidateRkey(li.rkey());
             f.reset(LOCAL_INVALIDATE);
             f.invalidate = li;
         } else {
             RdmaBindWindow b = (RdmaBindWindow) msg;
-            wr.opcode(WrOpcode.BIND_MW).bind(b.window().window, b.rkey(), b.memory().region(), b.address(),
+            wr.opcode(WrOpcode.BIND_MW);
+            wr.bind(b.window().window, b.rkey(), b.memory().region(), b.address(),
                     b.length(), b.access());
             f.reset(BIND_WINDOW);
             f.memory = b.memory();
@@ -382,19 +376,19 @@ final class SendQueue {
         }
         lastPostedSignaled = signal;
         tail++;
-        if (++chained == chain.length) {
+        if (++chained == QueuePair.MAX_POST_CHAIN) {
             postChain();
         }
     }
 
-    private void start(SendWorkRequest wr, int seq, boolean signal) {
-        wr.clear().wrId(WorkRequestIds.encode(channelId, WorkRequestIds.SEND_QUEUE, seq))
-                .sendFlags(signal ? SendFlags.SIGNALED : 0);
+    private long wrId(int seq) {
+        return WorkRequestIds.encode(channelId, WorkRequestIds.SEND_QUEUE, seq);
     }
 
-    private static int sendOpcode(SendWorkRequest wr, RdmaSend send) {
+    private static int sendOpcode(SendChain wr, RdmaSend send) {
         if (send != null && send.isInvalidate()) {
-            wr.opcode(WrOpcode.SEND_WITH_INV).invalidateRkey(send.invalidateRkey());
+            wr.opcode(WrOpcode.SEND_WITH_INV);
+            wr.invalidateRkey(send.invalidateRkey());
             return SEND_WITH_INVALIDATE;
         }
         wr.opcode(WrOpcode.SEND);
@@ -409,7 +403,7 @@ final class SendQueue {
         }
         chained = 0;
         try {
-            ep.qp.postSend(chain, n);
+            ep.qp.sendChain().post();
         } catch (PostException ex) {
             unstage(tail - n + ex.posted());
             throw ex;
@@ -423,6 +417,10 @@ final class SendQueue {
     private void abandonChain() {
         int n = chained;
         chained = 0;
+        QueuePair qp = ep.qp;
+        if (qp != null) {
+            qp.sendChain().clear(); // and a request half begun
+        }
         unstage(tail - n);
     }
 
@@ -452,7 +450,7 @@ final class SendQueue {
      * Adds the content's components as inline SGEs to {@code wr}; false if a component has no memory address or there
      * are more than {@code maxSge} (what the queue pair was granted) of them.
      */
-    private static boolean addInline(SendWorkRequest wr, ByteBuf content, int maxSge) {
+    private static boolean addInline(SendChain wr, ByteBuf content, int maxSge) {
         int length = content.readableBytes();
         if (content.hasMemoryAddress()) {
             wr.addSge(content.memoryAddress() + content.readerIndex(), length, 0);
@@ -552,7 +550,7 @@ final class SendQueue {
             return true;
         }
         int seq = tail;
-        start(drainMarker, seq, true);
+        drainMarker.clear().wrId(wrId(seq)).sendFlags(SendFlags.SIGNALED);
         drainMarker.opcode(WrOpcode.RDMA_WRITE).remote(0, 0);
         try {
             ep.qp.postSend(drainMarker);

@@ -34,6 +34,12 @@ public interface QueuePair extends AutoCloseable {
         }
     }
 
+    /**
+     * The queue pair's one {@link SendChain}: requests written one at a time (on a native queue pair straight into
+     * the {@code ibv_send_wr} chain) and posted with one call. Valid until {@link #close()}.
+     */
+    SendChain sendChain();
+
     /** Most requests {@link #postSend(SendWorkRequest[], int)} takes in one chain. */
     int MAX_POST_CHAIN = 16;
 

@@ -33,6 +33,26 @@ public final class SendWorkRequests extends WorkRequestBlock {
         return index;
     }
 
+    /** Starts work request {@code index} (the last appended) over: {@code wrId}, no opcode, flags or SGE. */
+    public void restart(int index, long wrId) {
+        init(checkIndex(index), wrId);
+    }
+
+    /** Sets the {@code IBV_WR_*} opcode of work request {@code index}. */
+    public void opcode(int index, int opcode) {
+        IO.putInt(wr(checkIndex(index)) + IbvSendWr.OPCODE, opcode);
+    }
+
+    /** The {@code IBV_SEND_*} flags of work request {@code index}. */
+    public int sendFlags(int index) {
+        return IO.getInt(wr(checkIndex(index)) + IbvSendWr.SEND_FLAGS);
+    }
+
+    /** Sets the {@code IBV_SEND_*} flags of work request {@code index}. */
+    public void sendFlags(int index, int sendFlags) {
+        IO.putInt(wr(checkIndex(index)) + IbvSendWr.SEND_FLAGS, sendFlags);
+    }
+
     /** Appends a scatter/gather element (registered memory: {@code lkey} of its MR) to work request {@code index}. */
     public SendWorkRequests addSge(int index, long addr, int length, int lkey) {
         appendSge(index, addr, length, lkey);

@@ -64,6 +64,12 @@ abstract class WorkRequestBlock implements AutoCloseable {
             throw new IllegalStateException("all " + capacity + " work requests in use");
         }
         int index = count++;
+        init(index, wrId);
+        return index;
+    }
+
+    /** Starts work request {@code index} (appended already) over: {@code wr_id}, zeroed, no SGE, linked. */
+    final void init(int index, long wrId) {
         long wr = wr(index);
         // Zeroed word by word (plain stores the JIT inlines), not with Unsafe.setMemory: that is a call into the
         // JVM's native code per work request, one Send and one receive repost per RPC call.
@@ -76,7 +82,11 @@ abstract class WorkRequestBlock implements AutoCloseable {
         if (index > 0) {
             IO.putLong(wr(index - 1) + IbvRecvWr.NEXT, wr);
         }
-        return index;
+    }
+
+    /** The SGEs of work request {@code index}. */
+    public final int numSge(int index) {
+        return IO.getInt(wr(checkIndex(index)) + IbvRecvWr.NUM_SGE);
     }
 
     /** Appends a scatter/gather element (registered memory: {@code lkey} of its MR) to work request {@code index}. */

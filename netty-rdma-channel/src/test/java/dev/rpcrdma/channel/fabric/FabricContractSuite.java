@@ -616,6 +616,57 @@ abstract class FabricContractSuite {
     }
 
     @Test
+    void theSendChainPostsInOrderStopsAtARejectedRequestAndIsReusable() throws Exception {
+        try (FabricHarness.Pair p = pair(ALL, ALL, INFINITE_RNR)) {
+            for (int i = 0; i < 3; i++) {
+                p.server.qp.postReceive(1 + i, p.server.address() + i * 256, 256, p.server.mr.lkey());
+            }
+            fill(p.client, 0, 64, 7);
+            SendChain chain = p.client.qp.sendChain();
+            chain.begin(10, SendFlags.SIGNALED); // an RDMA Write of 16 bytes to the server's offset 1024
+            chain.opcode(WrOpcode.RDMA_WRITE);
+            chain.addSge(p.client.address(), 16, p.client.mr.lkey());
+            chain.remote(p.server.address() + 1024, p.server.mr.rkey());
+            chain.begin(11, 0); // begun as an RDMA Read, started over as a signalled Send of 8 bytes
+            chain.opcode(WrOpcode.RDMA_READ);
+            chain.addSge(p.client.address(), 32, p.client.mr.lkey());
+            chain.restart(11, SendFlags.SIGNALED);
+            chain.opcode(WrOpcode.SEND);
+            chain.addSge(p.client.address() + 16, 8, p.client.mr.lkey());
+            assertEquals(1, chain.numSge());
+            chain.begin(12, SendFlags.SIGNALED | SendFlags.INLINE); // beyond max_inline_data: rejected
+            chain.opcode(WrOpcode.SEND);
+            chain.addSge(p.client.address(), 4096, 0);
+            assertEquals(SendFlags.SIGNALED | SendFlags.INLINE, chain.sendFlags());
+            assertEquals(3, chain.count());
+            PostException e = assertThrows(PostException.class, chain::post);
+            assertEquals(2, e.posted());
+            assertEquals(0, chain.count());
+            List<long[]> sends = p.client.awaitCompletions(2);
+            assertEquals(10, sends.get(0)[0]);
+            assertEquals(11, sends.get(1)[0]);
+            assertStatus(WcStatus.SUCCESS, sends.get(1));
+            long[] recv = p.server.awaitCompletions(1).get(0);
+            assertEquals(1, recv[0]);
+            assertEquals(8, recv[3]);
+            assertFilled(p.server, 0, 8, 7 + 16);
+            assertFilled(p.server, 1024, 16, 7);
+            p.client.assertNoCompletion(10);
+            chain.begin(13, SendFlags.SIGNALED); // the emptied chain takes the next requests
+            chain.opcode(WrOpcode.SEND);
+            chain.addSge(p.client.address() + 32, 4, p.client.mr.lkey());
+            chain.post();
+            long[] send = p.client.awaitCompletions(1).get(0);
+            assertEquals(13, send[0]);
+            assertStatus(WcStatus.SUCCESS, send);
+            recv = p.server.awaitCompletions(1).get(0);
+            assertEquals(2, recv[0]);
+            assertEquals(4, recv[3]);
+            assertFilled(p.server, 256, 4, 7 + 32);
+        }
+    }
+
+    @Test
     void aChainOfReceivesIsPostedInOrderAndAFullQueueStopsIt() throws Exception {
         try (FabricHarness.Pair p = pair(ALL, ALL, INFINITE_RNR)) {
             long[] ids = {1, 2, 3};

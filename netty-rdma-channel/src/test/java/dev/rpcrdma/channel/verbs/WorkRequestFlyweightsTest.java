@@ -90,6 +90,39 @@ class WorkRequestFlyweightsTest {
     }
 
     @Test
+    void aWorkRequestStartedOverIsRewrittenInPlaceAndStaysChained() {
+        try (SendWorkRequests wrs = new SendWorkRequests(4, 2)) {
+            int a = wrs.add(1, 0, SendFlags.SIGNALED);
+            wrs.opcode(a, WrOpcode.SEND);
+            wrs.addSge(a, 0x1000, 8, 5);
+            int b = wrs.add(2, 0, SendFlags.SIGNALED);
+            wrs.opcode(b, WrOpcode.RDMA_READ);
+            wrs.addSge(b, 0x2000, 16, 6).addSge(b, 0x3000, 16, 6).rdma(b, 0xBEEF, 9);
+            assertEquals(2, wrs.numSge(b));
+            wrs.restart(b, 3);
+            long wb = wrs.wr(b);
+            assertEquals(3, IO.getLong(wb));
+            assertEquals(0, wrs.numSge(b));
+            assertEquals(0, wrs.sendFlags(b));
+            assertEquals(0, IO.getInt(wb + 28), "opcode");
+            assertEquals(0L, IO.getLong(wb + 40), "wr.rdma.remote_addr");
+            assertEquals(0, IO.getInt(wb + 48), "wr.rdma.rkey");
+            assertEquals(0L, IO.getLong(wb + 8), "next: the last of the chain");
+            assertEquals(wb, IO.getAddress(wrs.wr(a) + 8), "still linked from the one before");
+            wrs.opcode(b, WrOpcode.SEND);
+            wrs.sendFlags(b, SendFlags.SIGNALED | SendFlags.FENCE);
+            wrs.addSge(b, 0x4000, 4, 7);
+            assertEquals(WrOpcode.SEND, IO.getInt(wb + 28));
+            assertEquals(SendFlags.SIGNALED | SendFlags.FENCE, wrs.sendFlags(b));
+            assertEquals(1, wrs.numSge(b));
+            assertEquals(0x4000, IO.getLong(IO.getAddress(wb + 16)));
+            assertEquals(2, wrs.count());
+            assertEquals(1, wrs.numSge(a), "the one before untouched");
+            assertThrows(IndexOutOfBoundsException.class, () -> wrs.restart(2, 4));
+        }
+    }
+
+    @Test
     void clearAndReuseRewritesEveryField() {
         try (SendWorkRequests wrs = new SendWorkRequests(2, 1)) {
             int i = wrs.add(1, WrOpcode.RDMA_WRITE, SendFlags.SIGNALED);

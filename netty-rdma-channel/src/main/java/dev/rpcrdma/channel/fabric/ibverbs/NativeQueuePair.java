@@ -5,6 +5,7 @@ import dev.rpcrdma.channel.fabric.FabricException;
 import dev.rpcrdma.channel.fabric.PostException;
 import dev.rpcrdma.channel.fabric.QpCapabilities;
 import dev.rpcrdma.channel.fabric.QueuePair;
+import dev.rpcrdma.channel.fabric.SendChain;
 import dev.rpcrdma.channel.fabric.SendWorkRequest;
 import dev.rpcrdma.channel.fabric.WrOpcode;
 import dev.rpcrdma.channel.verbs.RdmaCm;
@@ -25,6 +26,7 @@ final class NativeQueuePair implements QueuePair {
     private final QpCapabilities caps;
     private final SendWorkRequests sendWr;
     private final RecvWorkRequests recvWr;
+    private final NativeSendChain sendChain;
     /** Created with a shared receive queue: it has no receive queue of its own. */
     private final boolean sharedReceives;
     private boolean destroyed;
@@ -37,6 +39,19 @@ final class NativeQueuePair implements QueuePair {
         this.sendWr = new SendWorkRequests(MAX_POST_CHAIN,
                 Math.max(1, Math.min(caps.maxSendSge, SendWorkRequest.MAX_SGE)));
         this.recvWr = new RecvWorkRequests(MAX_POST_CHAIN, 1);
+        this.sendChain = new NativeSendChain(this, qp, Math.max(1, Math.min(caps.maxSendSge, SendWorkRequest.MAX_SGE)));
+    }
+
+    @Override
+    public SendChain sendChain() {
+        return sendChain;
+    }
+
+    /** The native blocks are freed with the queue pair: nothing may be written into them after {@link #close()}. */
+    void checkNotDestroyed() {
+        if (destroyed) {
+            throw new IllegalStateException("queue pair destroyed");
+        }
     }
 
     @Override
@@ -187,6 +202,7 @@ final class NativeQueuePair implements QueuePair {
             RdmaCm.destroyQp(id.id);
             id.queuePairDestroyed();
             sendWr.close();
+            sendChain.close();
             recvWr.close();
         }
     }

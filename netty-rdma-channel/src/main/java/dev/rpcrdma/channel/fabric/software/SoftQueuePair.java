@@ -6,8 +6,10 @@ import dev.rpcrdma.channel.fabric.PostException;
 import dev.rpcrdma.channel.fabric.QpCapabilities;
 import dev.rpcrdma.channel.fabric.QpState;
 import dev.rpcrdma.channel.fabric.QueuePair;
+import dev.rpcrdma.channel.fabric.SendChain;
 import dev.rpcrdma.channel.fabric.SendFlags;
 import dev.rpcrdma.channel.fabric.SendWorkRequest;
+import dev.rpcrdma.channel.fabric.StagedSendChain;
 import dev.rpcrdma.channel.fabric.WcFlags;
 import dev.rpcrdma.channel.fabric.WcOpcode;
 import dev.rpcrdma.channel.fabric.WcStatus;
@@ -41,6 +43,7 @@ final class SoftQueuePair implements QueuePair {
     private final SlotRing<SoftRecvWr> rq;
     /** The engine task that executes the send queue; one per queue pair, reused. */
     private final Runnable runTask = this::run;
+    private final StagedSendChain sendChain = new StagedSendChain(this);
     int state = QpState.INIT;
     SoftQueuePair peer;
     int rnrRetryCount = RNR_RETRY_INFINITE;
@@ -93,6 +96,11 @@ final class SoftQueuePair implements QueuePair {
         synchronized (fabric.lock) {
             return state;
         }
+    }
+
+    @Override
+    public SendChain sendChain() {
+        return sendChain;
     }
 
     @Override
