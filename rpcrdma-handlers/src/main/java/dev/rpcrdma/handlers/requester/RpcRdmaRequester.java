@@ -6,7 +6,6 @@ import dev.rpcrdma.channel.RdmaDeviceResolvedEvent;
 import dev.rpcrdma.channel.RdmaReceive;
 import dev.rpcrdma.handlers.ByteFraming;
 import dev.rpcrdma.handlers.RdmaReceiveHandler;
-import dev.rpcrdma.handlers.binding.UpperLayerBinding;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaErrorException;
 import dev.rpcrdma.handlers.RpcRdmaStats;
@@ -28,16 +27,12 @@ import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.MsgType;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
-import dev.rpcrdma.oncrpc.message.RpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcReply;
-import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
-import dev.rpcrdma.oncrpc.xdr.XdrException;
-import dev.rpcrdma.oncrpc.xdr.XdrPayload;
-import dev.rpcrdma.oncrpc.xdr.XdrReader;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
@@ -105,10 +100,8 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     private final int freeCapacity;
     /** Serves backward calls (RFC 8167 backchannel), or null without a callback service. */
     private final BackwardResponder callbacks;
-    /** Null: RPC messages as {@link InboundRpcMessage} / {@link OutboundRpcMessage}; else as {@code ByteBuf}s. */
-    private ByteFraming framing;
-    /** Byte framing: the located items of the call being built, (position, length) pairs; reused per call. */
-    private final int[] items = new int[2 * UpperLayerBinding.MAX_ITEMS];
+    /** The form of calls and replies above: RPC messages or whole-message {@code ByteBuf}s. */
+    private RequesterForm form;
     private volatile InlineThresholds thresholds;
     private boolean inactive;
     private boolean upperLayerWritable = true;
@@ -151,6 +144,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
                 config.maxReplySize());
         this.configuredMaxReply = config.maxReplySize();
         this.freeCapacity = config.maxRequests();
+        this.form = new RequesterMessages(rpcStats);
     }
 
     /**
@@ -184,7 +178,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
      * in the transport (RDMA_ERROR, a Send that cannot be built) are reported as {@code RpcCallFailedEvent}s.
      */
     public RpcRdmaRequester bytes(ByteFraming framing) {
-        this.framing = ObjectUtil.checkNotNull(framing, "framing");
+        this.form = new RequesterBytes(ObjectUtil.checkNotNull(framing, "framing"), stats, callbacks);
         if (callbacks != null) {
             callbacks.bytes(framing);
         }
@@ -254,11 +248,9 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (framing != null && msg instanceof ByteBuf) {
-            msg = fromBytes(ctx, (ByteBuf) msg, promise);
-            if (msg == null) {
-                return;
-            }
+        msg = form.outbound(ctx, msg, promise);
+        if (msg == null) {
+            return;
         }
         if (!(msg instanceof OutboundRpcMessage)) {
             ctx.write(msg, promise);
@@ -296,72 +288,6 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         boolean queuedBefore = !queue.isEmpty();
         queue.add(rpc);
         drain(ctx, queuedBefore);
-    }
-
-    /**
-     * Byte framing: {@code msg} (owned) is a whole RPC call, or a reply to a backward call (sent here, null
-     * returned). A call becomes an {@link OutboundRpcMessage} whose header is the call's own (credential and
-     * verifier kept byte for byte) and whose arguments are slices of {@code msg} with their DDP-eligible items
-     * located by the binding (none when it cannot: logged, counted). Null when {@code msg} was refused.
-     */
-    private OutboundRpcMessage fromBytes(ChannelHandlerContext ctx, ByteBuf msg, ChannelPromise promise) {
-        ByteBuf m;
-        try {
-            m = framing.unframe(msg);
-        } catch (IllegalArgumentException e) {
-            promise.tryFailure(e);
-            return null;
-        }
-        int start = m.readerIndex();
-        if (m.readableBytes() >= 8 && m.getInt(start + 4) == REPLY) {
-            if (callbacks != null) {
-                callbacks.reply(ctx, m.getInt(start), XdrPayload.wrap(ctx.alloc(), m), promise);
-            } else {
-                m.release();
-                promise.tryFailure(new IllegalArgumentException("a requester without callbacks sends calls only"));
-            }
-            return null;
-        }
-        RpcMessage header;
-        int arguments;
-        try {
-            XdrReader reader = new XdrReader(m.slice());
-            header = RpcMessageCodec.decodeHeader(reader);
-            arguments = m.readableBytes() - reader.readableBytes();
-            if (!(header instanceof RpcCall) || ((RpcCall) header).authError() != null
-                    || ((RpcCall) header).rpcvers() != RpcCall.RPC_VERSION) {
-                throw new XdrException("not an RPC version 2 call with credentials of at most 400 bytes");
-            }
-        } catch (XdrException e) {
-            m.release();
-            promise.tryFailure(new IllegalArgumentException("an outbound message that is not an RPC call: "
-                    + e.getMessage(), e));
-            return null;
-        }
-        int n;
-        try {
-            n = framing.binding().callItems(m, items);
-        } catch (XdrException e) {
-            n = UpperLayerBinding.UNKNOWN;
-        }
-        if (n < 0) {
-            stats.recordBindingMiss();
-            logger.debug("{} binding {} could not locate the items of call xid {}: it goes inline or as a Long Call",
-                    ctx.channel(), framing.binding().name(), Integer.toUnsignedString(header.xid()));
-            n = 0;
-        }
-        for (int i = 0; i < n; i++) {
-            items[2 * i] -= arguments; // positions within the arguments
-        }
-        ByteBuf args = m.retainedSlice(start + arguments, m.readableBytes() - arguments);
-        m.release();
-        try {
-            return new OutboundRpcMessage(header, XdrPayload.slices(ctx.alloc(), args, items, n));
-        } catch (XdrException e) {
-            promise.tryFailure(new IllegalStateException("binding " + framing.binding().name()
-                    + " located items that are not in the call", e));
-            return null;
-        }
     }
 
     private void drain(ChannelHandlerContext ctx) {
@@ -648,17 +574,8 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         // and the reply goes up then.
         ChannelFuture invalidation = rpc.exposure.finish(true, invalidated, invalidatedRkey, stats);
         rpc.release(); // answered: the requester lets go of it (deferred completions still hold it)
-        if (framing != null) {
-            repliedBytes(ctx, stream, placed, invalidation);
-            return;
-        }
-        InboundRpcMessage message;
-        try {
-            message = RpcMessageCodec.decode(stream, placed);
-        } catch (XdrException e) {
-            rpcStats.recordMalformedMessage();
-            logger.warn("{} dropped an undecodable reply to xid {}: {}", ctx.channel(),
-                    Integer.toUnsignedString(xid), e.getMessage());
+        Object message = form.reply(ctx, xid, stream, placed);
+        if (message == null) {
             drain(ctx);
             return;
         }
@@ -667,34 +584,9 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         } else {
             invalidation.addListener(f -> {
                 if (inactive) {
-                    message.release(); // the RPC layer fails the call with the connection
+                    ReferenceCountUtil.release(message); // the RPC layer fails the call with the connection
                 } else {
                     ctx.fireChannelRead(message);
-                }
-            });
-        }
-        drain(ctx);
-    }
-
-    /**
-     * Byte framing: the reply's whole message goes up as one {@code ByteBuf} at reader index 0, once its memory is
-     * invalidated. A byte-framed call offers no Write chunk, so nothing was placed.
-     */
-    private void repliedBytes(ChannelHandlerContext ctx, ByteBuf stream, List<ByteBuf> placed,
-                              ChannelFuture invalidation) {
-        for (ByteBuf b : placed) {
-            b.release();
-        }
-        ByteBuf message = framing.handUp(stream);
-        if (invalidation == null || invalidation.isDone()) {
-            ctx.fireChannelRead(message);
-        } else {
-            ByteBuf m = message;
-            invalidation.addListener(f -> {
-                if (inactive) {
-                    m.release();
-                } else {
-                    ctx.fireChannelRead(m);
                 }
             });
         }
