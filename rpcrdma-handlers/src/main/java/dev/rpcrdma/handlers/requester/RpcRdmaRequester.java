@@ -4,7 +4,6 @@ import dev.rpcrdma.channel.RdmaChannelOption;
 import dev.rpcrdma.channel.RdmaConnection;
 import dev.rpcrdma.channel.RdmaDeviceResolvedEvent;
 import dev.rpcrdma.channel.RdmaReceive;
-import dev.rpcrdma.handlers.ByteFraming;
 import dev.rpcrdma.handlers.RdmaReceiveHandler;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaErrorException;
@@ -34,7 +33,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.collection.IntObjectHashMap;
-import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
@@ -101,7 +99,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     /** Serves backward calls (RFC 8167 backchannel), or null without a callback service. */
     private final BackwardResponder callbacks;
     /** The form of calls and replies above: RPC messages or whole-message {@code ByteBuf}s. */
-    private RequesterForm form;
+    private final RequesterForm form;
     private volatile InlineThresholds thresholds;
     private boolean inactive;
     private boolean upperLayerWritable = true;
@@ -113,76 +111,29 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     /** A flush was asked for during the batch. */
     private boolean flushDeferred;
 
-    /**
-     * A requester that negotiates its thresholds when the channel becomes active: {@code local} is the private data
-     * this side sent, the peer's is read from {@link RdmaConnection#peerPrivateData()} (RFC 8797 §5.1 defaults when
-     * absent or unrecognisable).
-     *
-     * @param connection the RDMA connection below, or null on a channel that is not RDMA (inline messages only,
-     *                   the peer's private data taken as the defaults)
-     */
-    public RpcRdmaRequester(RpcRdmaConfig config, RpcRdmaPrivateData local, RdmaConnection connection,
-                            RpcRdmaStats stats, RpcStats rpcStats) {
-        this(config, local, connection, stats, rpcStats, null);
-    }
-
-    /**
-     * A requester that also serves backward calls through {@code callbacks} (null: none), on a connection whose
-     * {@code RpcBackchannel} is installed in the CALLBACK_SERVICE role.
-     */
-    public RpcRdmaRequester(RpcRdmaConfig config, RpcRdmaPrivateData local, RdmaConnection connection,
-                            RpcRdmaStats stats, RpcStats rpcStats, BackwardResponder callbacks) {
-        ObjectUtil.checkNotNull(config, "config");
-        this.callbacks = callbacks;
-        this.local = ObjectUtil.checkNotNull(local, "local");
-        this.connection = connection;
-        this.stats = ObjectUtil.checkNotNull(stats, "stats");
-        this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
+    /** A requester made of {@code setup}: see {@link RequesterSetup}. */
+    public RpcRdmaRequester(RequesterSetup setup) {
+        RpcRdmaConfig config = setup.config;
+        this.callbacks = setup.callbacks;
+        this.local = setup.local;
+        this.thresholds = setup.thresholds;
+        this.connection = setup.connection;
+        this.stats = setup.stats;
+        this.rpcStats = setup.rpcStats;
         this.decoder = new RpcRdmaHeaderDecoder(config.limits());
         this.credits = new RequesterCredits(config.maxRequests());
         this.reduction = new CallReduction(connection, new WindowCache(2 * config.maxRequests(), stats), stats,
                 config.maxReplySize());
         this.configuredMaxReply = config.maxReplySize();
         this.freeCapacity = config.maxRequests();
-        this.form = new RequesterMessages(rpcStats);
-    }
-
-    /**
-     * A requester with fixed thresholds (no negotiation), e.g. over an {@code EmbeddedChannel} with a fake
-     * {@code connection} (null: inline messages only).
-     */
-    public RpcRdmaRequester(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
-                            RpcRdmaStats stats, RpcStats rpcStats) {
-        this(config, thresholds, connection, stats, rpcStats, null);
-    }
-
-    /** A requester with fixed thresholds serving backward calls through {@code callbacks} (null: none). */
-    public RpcRdmaRequester(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
-                            RpcRdmaStats stats, RpcStats rpcStats, BackwardResponder callbacks) {
-        this(config, RpcRdmaPrivateData.DEFAULTS, connection, stats, rpcStats, callbacks);
-        this.thresholds = ObjectUtil.checkNotNull(thresholds, "thresholds");
-    }
-
-    /** A requester with fixed thresholds and no RDMA connection: inline messages only. */
-    public RpcRdmaRequester(RpcRdmaConfig config, InlineThresholds thresholds, RpcRdmaStats stats,
-                            RpcStats rpcStats) {
-        this(config, thresholds, null, stats, rpcStats);
-    }
-
-    /**
-     * Switches this requester to byte framing before it is added to a pipeline: calls are written, and replies (and
-     * backward calls) handed up, as {@code ByteBuf}s each holding one whole RPC message (reader index 0); backward
-     * replies are written as such too. A call's DDP-eligible argument items, located by the framing's binding, go
-     * into Read chunks when the call does not fit inline (else it is a Long Call); it offers a Reply chunk of
-     * {@link RpcRdmaConfig#maxReplySize()} when its reply may not fit inline, and no Write chunk. Calls that fail
-     * in the transport (RDMA_ERROR, a Send that cannot be built) are reported as {@code RpcCallFailedEvent}s.
-     */
-    public RpcRdmaRequester bytes(ByteFraming framing) {
-        this.form = new RequesterBytes(ObjectUtil.checkNotNull(framing, "framing"), stats, callbacks);
-        if (callbacks != null) {
-            callbacks.bytes(framing);
+        if (setup.framing == null) {
+            this.form = new RequesterMessages(rpcStats);
+        } else {
+            this.form = new RequesterBytes(setup.framing, stats, callbacks);
+            if (callbacks != null) {
+                callbacks.bytes(setup.framing);
+            }
         }
-        return this;
     }
 
     /** The negotiated thresholds (null before the channel is active). */

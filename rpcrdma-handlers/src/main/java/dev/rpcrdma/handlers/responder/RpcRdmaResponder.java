@@ -2,13 +2,11 @@ package dev.rpcrdma.handlers.responder;
 
 import dev.rpcrdma.channel.RdmaConnection;
 import dev.rpcrdma.channel.RdmaReceive;
-import dev.rpcrdma.handlers.ByteFraming;
 import dev.rpcrdma.handlers.RdmaReceiveHandler;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.backchannel.BackwardRequester;
 import dev.rpcrdma.handlers.backchannel.BackwardMessages;
-import dev.rpcrdma.handlers.binding.UpperLayerBinding;
 import dev.rpcrdma.handlers.credits.ResponderCredits;
 import dev.rpcrdma.handlers.header.RdmaProcedure;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
@@ -27,7 +25,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.collection.IntObjectHashMap;
-import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
@@ -102,53 +99,21 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
      */
     private boolean replyFlushed;
 
-    /**
-     * @param thresholds the negotiated inline thresholds (this side's send threshold is server-to-client)
-     * @param connection the RDMA connection below, or null on a channel that is not RDMA (no chunks; grants
-     *                   bounded by the configuration only)
-     */
-    public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
-                            RpcRdmaStats stats, RpcStats rpcStats) {
-        this(config, thresholds, connection, stats, rpcStats, null);
-    }
-
-    /**
-     * A responder that also makes backward calls through {@code backward} (null: none), on a connection whose
-     * {@code RpcBackchannel} is installed in the CALLER role.
-     */
-    public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
-                            RpcRdmaStats stats, RpcStats rpcStats, BackwardRequester backward) {
-        this(config, thresholds, connection, stats, rpcStats, backward, null);
-    }
-
-    /**
-     * A responder in byte framing ({@code framing} not null): it hands each received RPC call up as one
-     * {@code ByteBuf} holding the whole message (reader index 0, Read chunks spliced in at their positions, a Long
-     * Call from position zero) and takes each reply, or backward call, as one {@code ByteBuf} holding a whole
-     * message (record marks taken off when {@code framing} says so), its DDP-eligible items located by the
-     * framing's {@link UpperLayerBinding} for the call's Write chunks. Backward replies go up as {@code ByteBuf}s too.
-     */
-    public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
-                            RpcRdmaStats stats, RpcStats rpcStats, BackwardRequester backward, ByteFraming framing) {
-        this.config = ObjectUtil.checkNotNull(config, "config");
-        this.backward = backward;
-        this.thresholds = ObjectUtil.checkNotNull(thresholds, "thresholds");
-        this.connection = connection;
-        this.stats = ObjectUtil.checkNotNull(stats, "stats");
-        this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
+    /** A responder made of {@code setup}: see {@link ResponderSetup}. */
+    public RpcRdmaResponder(ResponderSetup setup) {
+        this.config = setup.config;
+        this.backward = setup.backward;
+        this.thresholds = setup.thresholds;
+        this.connection = setup.connection;
+        this.stats = setup.stats;
+        this.rpcStats = setup.rpcStats;
         this.decoder = new RpcRdmaHeaderDecoder(config.limits());
         this.credits = new ResponderCredits(config.minGrant(), config.maxGrant());
         this.mover = connection == null ? null : new ChunkMover(connection, stats);
         this.replies = new ReplySender(this, thresholds, connection, stats, mover);
-        this.form = framing == null ? new ResponderMessages(this, rpcStats)
-                : new ResponderBytes(this, framing, config.limits().maxWriteChunks(), stats, rpcStats);
+        this.form = setup.framing == null ? new ResponderMessages(this, rpcStats)
+                : new ResponderBytes(this, setup.framing, config.limits().maxWriteChunks(), stats, rpcStats);
         this.contiguous = form.contiguous();
-    }
-
-    /** A responder with no RDMA connection: inline messages only. */
-    public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RpcRdmaStats stats,
-                            RpcStats rpcStats) {
-        this(config, thresholds, null, stats, rpcStats);
     }
 
     /** The negotiated thresholds. */
