@@ -11,7 +11,6 @@ import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.backchannel.BackwardMessages;
 import dev.rpcrdma.handlers.backchannel.BackwardResponder;
 import dev.rpcrdma.handlers.credits.RequesterCredits;
-import dev.rpcrdma.handlers.header.RdmaErrorCode;
 import dev.rpcrdma.handlers.header.RdmaProcedure;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderDecoder;
@@ -21,7 +20,6 @@ import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.client.RpcCallFailedEvent;
 import dev.rpcrdma.oncrpc.client.RpcConnectionClosedException;
-import dev.rpcrdma.oncrpc.client.RpcReplyTooLargeException;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.MsgType;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
@@ -458,13 +456,8 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
                     Integer.toUnsignedString(rpc.xid));
             credits.onReply(header.credits());
             // Reported once: the RPC layer fails this call with the typed exception itself.
-            Throwable cause = new RpcRdmaErrorException(rpc.xid, header.errorCode(), header.lowVersion(),
-                    header.highVersion(), errorDetail(header, rpc));
-            if (RdmaErrorCode.ERR_CHUNK.equals(header.errorCode()) && rpc.declaredMaxReply > 0) {
-                // The call declared its maximum reply size: it fails as the same call fails over TCP.
-                cause = new RpcReplyTooLargeException(rpc.xid, rpc.declaredMaxReply, cause);
-            }
-            RpcCallFailedEvent failed = new RpcCallFailedEvent(rpc.xid, cause);
+            RpcCallFailedEvent failed = new RpcCallFailedEvent(rpc.xid,
+                    RdmaErrorCause.of(header, rpc, configuredMaxReply));
             rpc.release();
             ctx.fireUserEventTriggered(failed);
             drain(ctx);
@@ -542,22 +535,6 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
             });
         }
         drain(ctx);
-    }
-
-    /**
-     * What an ERR_CHUNK most likely means for {@code rpc} (RFC 8166 §4.5.3: the reply did not fit the chunks it
-     * offered) and which setting raises the limit; null for other errors.
-     */
-    private String errorDetail(RpcRdmaHeader header, RequesterCall rpc) {
-        if (!RdmaErrorCode.ERR_CHUNK.equals(header.errorCode())) {
-            return null;
-        }
-        long offered = rpc.replyChunk != null ? rpc.replyChunk.totalLength() : 0;
-        return "the responder could not convey the reply (or use the call's chunks); this call offered "
-                + (offered > 0 ? "a Reply chunk of " + offered + " bytes" : "no Reply chunk")
-                + ". A larger reply needs a larger maximum reply size: CallOptions.withMaxReplySize(n) for this call,"
-                + " the procedure's declared RpcProcedureSpec maxReplySize, or RpcRdmaConfig.withMaxReplySize(n) for"
-                + " the connection (now " + configuredMaxReply + " bytes)";
     }
 
     /** An RPC CALL arriving at a requester: a backward call (RFC 8167 §5.1). */
