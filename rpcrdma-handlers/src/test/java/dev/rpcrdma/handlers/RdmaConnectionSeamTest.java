@@ -146,9 +146,9 @@ class RdmaConnectionSeamTest {
     @Test
     void responderGrantsNoMoreThanTheConnectionsPostedReceives() throws Exception {
         FakeRdmaConnection connection = new FakeRdmaConnection().postedReceives(3);
-        EmbeddedChannel ch = new EmbeddedChannel(new RpcRdmaResponder(ResponderSetup.of(RpcRdmaConfig.DEFAULT.withGrantBounds(1, 8),
-                new InlineThresholds(4096, 4096, false), new RpcRdmaStats(), new RpcStats())
-                .withConnection(connection)));
+        EmbeddedChannel ch = new EmbeddedChannel(new RpcRdmaResponder(ResponderSetup.of(
+                RpcRdmaConfig.DEFAULT.withGrantBounds(1, 8), new InlineThresholds(4096, 4096, false),
+                new RpcRdmaStats(), new RpcStats()).withConnection(connection)));
         try {
             int xid = 0x0badcafe;
             ByteBuf call = encode(RpcRdmaHeader.msg(xid, 8));

@@ -290,8 +290,9 @@ class RpcRdmaFuzzTest {
         EmbeddedChannel ch = new EmbeddedChannel();
         ch.config().setAllocator(alloc);
         ch.pipeline().addLast(new RpcRdmaResponder(ResponderSetup.of(config(), new InlineThresholds(4096, 4096, true),
-                new RpcRdmaStats(), rpcStats).withConnection(connection).withFraming(dev.rpcrdma.handlers.ByteFraming
-                        .DEFAULT.withBinding(dev.rpcrdma.handlers.binding.UpperLayerBinding.nfs()).withRecordMarks(true))),
+                new RpcRdmaStats(), rpcStats).withConnection(connection)
+                .withFraming(dev.rpcrdma.handlers.ByteFraming.DEFAULT
+                        .withBinding(dev.rpcrdma.handlers.binding.UpperLayerBinding.nfs()).withRecordMarks(true))),
                 new ChannelInboundHandlerAdapter() {
                     @Override
                     public void channelRead(ChannelHandlerContext ctx, Object msg) {
