@@ -7,6 +7,7 @@ import dev.rpcrdma.handlers.backchannel.BackwardMessages;
 import dev.rpcrdma.handlers.backchannel.BackwardResponder;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
+import dev.rpcrdma.handlers.requester.RequesterSetup;
 import dev.rpcrdma.handlers.requester.RpcRdmaRequester;
 import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.RpcStats;
@@ -116,7 +117,8 @@ public final class RpcRdmaClientInitializer extends ChannelInitializer<Channel> 
                     BackwardMessages.maxMessageSize(InlineThresholds.DEFAULTS));
         }
         ChannelPipeline p = ch.pipeline();
-        p.addLast("rpcRdmaRequester", new RpcRdmaRequester(config, local, connection, stats, rpcStats, service));
+        p.addLast("rpcRdmaRequester", new RpcRdmaRequester(RequesterSetup.of(config, stats, rpcStats)
+                .withConnection(connection).withNegotiation(local).withCallbacks(service)));
         // A call's declared maximum reply size means what it means over TCP: a larger reply fails the call with
         // RpcReplyTooLargeException, also when it fits inline (the requester turns ERR_CHUNK into the same).
         p.addLast("rpcClient", new RpcClientHandler(rpcStats, defaultTimeout).checkReplySize(true));

@@ -8,7 +8,9 @@ import dev.rpcrdma.handlers.backchannel.BackwardResponder;
 import dev.rpcrdma.handlers.binding.UpperLayerBinding;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
+import dev.rpcrdma.handlers.requester.RequesterSetup;
 import dev.rpcrdma.handlers.requester.RpcRdmaRequester;
+import dev.rpcrdma.handlers.responder.ResponderSetup;
 import dev.rpcrdma.handlers.responder.RpcRdmaResponder;
 import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.RpcStats;
@@ -128,7 +130,8 @@ public final class RpcRdmaFraming {
             RpcBackchannel.install(ch, RpcBackchannel.Role.CALLER, rpcStats,
                     BackwardMessages.maxMessageSize(thresholds)).enable();
         }
-        return new RpcRdmaResponder(config, thresholds, connection, stats, rpcStats, backward, framing);
+        return new RpcRdmaResponder(ResponderSetup.of(config, thresholds, stats, rpcStats).withConnection(connection)
+                .withBackward(backward).withFraming(framing));
     }
 
     /** The framing handler of a client channel, to add first in its pipeline before it connects. */
@@ -141,7 +144,8 @@ public final class RpcRdmaFraming {
             RpcBackchannel.install(ch, RpcBackchannel.Role.CALLBACK_SERVICE, rpcStats,
                     BackwardMessages.maxMessageSize(InlineThresholds.DEFAULTS)).enable();
         }
-        return new RpcRdmaRequester(config, local, connection, stats, rpcStats, callbacks).bytes(framing);
+        return new RpcRdmaRequester(RequesterSetup.of(config, stats, rpcStats).withConnection(connection)
+                .withNegotiation(local).withCallbacks(callbacks).withFraming(framing));
     }
 
     /**

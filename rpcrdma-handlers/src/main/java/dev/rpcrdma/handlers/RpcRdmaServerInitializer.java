@@ -7,6 +7,7 @@ import dev.rpcrdma.handlers.backchannel.BackwardRequester;
 import dev.rpcrdma.handlers.backchannel.BackwardMessages;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
+import dev.rpcrdma.handlers.responder.ResponderSetup;
 import dev.rpcrdma.handlers.responder.RpcRdmaResponder;
 import dev.rpcrdma.oncrpc.RpcBackchannel;
 import dev.rpcrdma.oncrpc.client.RpcClientHandler;
@@ -159,8 +160,8 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
                     BackwardMessages.maxMessageSize(thresholds));
         }
         ChannelPipeline p = ch.pipeline();
-        RpcRdmaResponder responder = new RpcRdmaResponder(config, thresholds, connection, stats,
-                dispatcher.stats(), backward);
+        RpcRdmaResponder responder = new RpcRdmaResponder(ResponderSetup.of(config, thresholds, stats,
+                dispatcher.stats()).withConnection(connection).withBackward(backward));
         p.addLast("rpcRdmaResponder", responder);
         // The responder counts the connection's use and calls itself: an idle timeout and no limiter (the calls in
         // flight are bounded by credits), nothing between it and the dispatcher, no hop per call.

@@ -1,5 +1,7 @@
 package dev.rpcrdma.handlers;
 
+import dev.rpcrdma.handlers.requester.RequesterSetup;
+import dev.rpcrdma.handlers.responder.ResponderSetup;
 import dev.rpcrdma.channel.RdmaReceive;
 import dev.rpcrdma.handlers.header.RdmaErrorCode;
 import dev.rpcrdma.handlers.header.RdmaProcedure;
@@ -80,9 +82,9 @@ class RdmaConnectionSeamTest {
         FakeRdmaConnection connection = new FakeRdmaConnection();
         RpcRdmaStats stats = new RpcRdmaStats();
         RpcStats rpcStats = new RpcStats();
-        RpcRdmaRequester requester = new RpcRdmaRequester(RpcRdmaConfig.DEFAULT.withMaxRequests(4)
-                .withMaxReplySize(INLINE_REPLIES),
-                new InlineThresholds(1024, 1024, true), connection, stats, rpcStats);
+        RpcRdmaRequester requester = new RpcRdmaRequester(RequesterSetup.of(RpcRdmaConfig.DEFAULT.withMaxRequests(4)
+                .withMaxReplySize(INLINE_REPLIES), stats, rpcStats)
+                .withThresholds(new InlineThresholds(1024, 1024, true)).withConnection(connection));
         EventCounter counter = new EventCounter();
         EmbeddedChannel ch = new EmbeddedChannel(requester, counter,
                 new RpcClientHandler(rpcStats, Duration.ofSeconds(30)));
@@ -131,8 +133,8 @@ class RdmaConnectionSeamTest {
         RpcRdmaPrivateData local = RpcRdmaPrivateData.of(true, 8192, 8192);
         RpcRdmaPrivateData peer = RpcRdmaPrivateData.of(true, 4096, 16384);
         FakeRdmaConnection connection = new FakeRdmaConnection().peerPrivateData(peer.encode());
-        RpcRdmaRequester requester = new RpcRdmaRequester(RpcRdmaConfig.DEFAULT, local, connection,
-                new RpcRdmaStats(), new RpcStats());
+        RpcRdmaRequester requester = new RpcRdmaRequester(RequesterSetup.of(RpcRdmaConfig.DEFAULT,
+                new RpcRdmaStats(), new RpcStats()).withNegotiation(local).withConnection(connection));
         EmbeddedChannel ch = new EmbeddedChannel(requester);
         try {
             assertEquals(InlineThresholds.negotiate(local, peer), requester.thresholds());
@@ -144,8 +146,9 @@ class RdmaConnectionSeamTest {
     @Test
     void responderGrantsNoMoreThanTheConnectionsPostedReceives() throws Exception {
         FakeRdmaConnection connection = new FakeRdmaConnection().postedReceives(3);
-        EmbeddedChannel ch = new EmbeddedChannel(new RpcRdmaResponder(RpcRdmaConfig.DEFAULT.withGrantBounds(1, 8),
-                new InlineThresholds(4096, 4096, false), connection, new RpcRdmaStats(), new RpcStats()));
+        EmbeddedChannel ch = new EmbeddedChannel(new RpcRdmaResponder(ResponderSetup.of(
+                RpcRdmaConfig.DEFAULT.withGrantBounds(1, 8), new InlineThresholds(4096, 4096, false),
+                new RpcRdmaStats(), new RpcStats()).withConnection(connection)));
         try {
             int xid = 0x0badcafe;
             ByteBuf call = encode(RpcRdmaHeader.msg(xid, 8));

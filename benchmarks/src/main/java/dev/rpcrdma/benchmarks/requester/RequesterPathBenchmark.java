@@ -1,5 +1,6 @@
 package dev.rpcrdma.benchmarks.requester;
 
+import dev.rpcrdma.handlers.requester.RequesterSetup;
 import dev.rpcrdma.channel.RdmaReceive;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaStats;
@@ -103,8 +104,8 @@ public class RequesterPathBenchmark {
 
     private void build() {
         RpcStats rpcStats = new RpcStats();
-        RpcRdmaRequester requester = new RpcRdmaRequester(RpcRdmaConfig.DEFAULT, new InlineThresholds(1024, 1024,
-                true), new RpcRdmaStats(), rpcStats);
+        RpcRdmaRequester requester = new RpcRdmaRequester(RequesterSetup.of(RpcRdmaConfig.DEFAULT,
+                new RpcRdmaStats(), rpcStats).withThresholds(new InlineThresholds(1024, 1024, true)));
         channel = EmbeddedChannel.builder().ticker(Ticker.systemTicker())
                 .handlers(requester, new RpcClientHandler(rpcStats, Duration.ofSeconds(30)).checkReplySize(true))
                 .build();

@@ -4,16 +4,13 @@ import dev.rpcrdma.channel.RdmaChannelOption;
 import dev.rpcrdma.channel.RdmaConnection;
 import dev.rpcrdma.channel.RdmaDeviceResolvedEvent;
 import dev.rpcrdma.channel.RdmaReceive;
-import dev.rpcrdma.handlers.ByteFraming;
 import dev.rpcrdma.handlers.RdmaReceiveHandler;
-import dev.rpcrdma.handlers.binding.UpperLayerBinding;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaErrorException;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.backchannel.BackwardMessages;
 import dev.rpcrdma.handlers.backchannel.BackwardResponder;
 import dev.rpcrdma.handlers.credits.RequesterCredits;
-import dev.rpcrdma.handlers.header.RdmaErrorCode;
 import dev.rpcrdma.handlers.header.RdmaProcedure;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderDecoder;
@@ -23,23 +20,17 @@ import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.client.RpcCallFailedEvent;
 import dev.rpcrdma.oncrpc.client.RpcConnectionClosedException;
-import dev.rpcrdma.oncrpc.client.RpcReplyTooLargeException;
 import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.MsgType;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
-import dev.rpcrdma.oncrpc.message.RpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcReply;
-import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
-import dev.rpcrdma.oncrpc.xdr.XdrException;
-import dev.rpcrdma.oncrpc.xdr.XdrPayload;
-import dev.rpcrdma.oncrpc.xdr.XdrReader;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.collection.IntObjectHashMap;
-import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
@@ -105,10 +96,8 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     private final int freeCapacity;
     /** Serves backward calls (RFC 8167 backchannel), or null without a callback service. */
     private final BackwardResponder callbacks;
-    /** Null: RPC messages as {@link InboundRpcMessage} / {@link OutboundRpcMessage}; else as {@code ByteBuf}s. */
-    private ByteFraming framing;
-    /** Byte framing: the located items of the call being built, (position, length) pairs; reused per call. */
-    private final int[] items = new int[2 * UpperLayerBinding.MAX_ITEMS];
+    /** The form of calls and replies above: RPC messages or whole-message {@code ByteBuf}s. */
+    private final RequesterForm form;
     private volatile InlineThresholds thresholds;
     private boolean inactive;
     private boolean upperLayerWritable = true;
@@ -120,75 +109,29 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     /** A flush was asked for during the batch. */
     private boolean flushDeferred;
 
-    /**
-     * A requester that negotiates its thresholds when the channel becomes active: {@code local} is the private data
-     * this side sent, the peer's is read from {@link RdmaConnection#peerPrivateData()} (RFC 8797 §5.1 defaults when
-     * absent or unrecognisable).
-     *
-     * @param connection the RDMA connection below, or null on a channel that is not RDMA (inline messages only,
-     *                   the peer's private data taken as the defaults)
-     */
-    public RpcRdmaRequester(RpcRdmaConfig config, RpcRdmaPrivateData local, RdmaConnection connection,
-                            RpcRdmaStats stats, RpcStats rpcStats) {
-        this(config, local, connection, stats, rpcStats, null);
-    }
-
-    /**
-     * A requester that also serves backward calls through {@code callbacks} (null: none), on a connection whose
-     * {@code RpcBackchannel} is installed in the CALLBACK_SERVICE role.
-     */
-    public RpcRdmaRequester(RpcRdmaConfig config, RpcRdmaPrivateData local, RdmaConnection connection,
-                            RpcRdmaStats stats, RpcStats rpcStats, BackwardResponder callbacks) {
-        ObjectUtil.checkNotNull(config, "config");
-        this.callbacks = callbacks;
-        this.local = ObjectUtil.checkNotNull(local, "local");
-        this.connection = connection;
-        this.stats = ObjectUtil.checkNotNull(stats, "stats");
-        this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
+    /** A requester made of {@code setup}: see {@link RequesterSetup}. */
+    public RpcRdmaRequester(RequesterSetup setup) {
+        RpcRdmaConfig config = setup.config;
+        this.callbacks = setup.callbacks;
+        this.local = setup.local;
+        this.thresholds = setup.thresholds;
+        this.connection = setup.connection;
+        this.stats = setup.stats;
+        this.rpcStats = setup.rpcStats;
         this.decoder = new RpcRdmaHeaderDecoder(config.limits());
         this.credits = new RequesterCredits(config.maxRequests());
         this.reduction = new CallReduction(connection, new WindowCache(2 * config.maxRequests(), stats), stats,
                 config.maxReplySize());
         this.configuredMaxReply = config.maxReplySize();
         this.freeCapacity = config.maxRequests();
-    }
-
-    /**
-     * A requester with fixed thresholds (no negotiation), e.g. over an {@code EmbeddedChannel} with a fake
-     * {@code connection} (null: inline messages only).
-     */
-    public RpcRdmaRequester(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
-                            RpcRdmaStats stats, RpcStats rpcStats) {
-        this(config, thresholds, connection, stats, rpcStats, null);
-    }
-
-    /** A requester with fixed thresholds serving backward calls through {@code callbacks} (null: none). */
-    public RpcRdmaRequester(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
-                            RpcRdmaStats stats, RpcStats rpcStats, BackwardResponder callbacks) {
-        this(config, RpcRdmaPrivateData.DEFAULTS, connection, stats, rpcStats, callbacks);
-        this.thresholds = ObjectUtil.checkNotNull(thresholds, "thresholds");
-    }
-
-    /** A requester with fixed thresholds and no RDMA connection: inline messages only. */
-    public RpcRdmaRequester(RpcRdmaConfig config, InlineThresholds thresholds, RpcRdmaStats stats,
-                            RpcStats rpcStats) {
-        this(config, thresholds, null, stats, rpcStats);
-    }
-
-    /**
-     * Switches this requester to byte framing before it is added to a pipeline: calls are written, and replies (and
-     * backward calls) handed up, as {@code ByteBuf}s each holding one whole RPC message (reader index 0); backward
-     * replies are written as such too. A call's DDP-eligible argument items, located by the framing's binding, go
-     * into Read chunks when the call does not fit inline (else it is a Long Call); it offers a Reply chunk of
-     * {@link RpcRdmaConfig#maxReplySize()} when its reply may not fit inline, and no Write chunk. Calls that fail
-     * in the transport (RDMA_ERROR, a Send that cannot be built) are reported as {@code RpcCallFailedEvent}s.
-     */
-    public RpcRdmaRequester bytes(ByteFraming framing) {
-        this.framing = ObjectUtil.checkNotNull(framing, "framing");
-        if (callbacks != null) {
-            callbacks.bytes(framing);
+        if (setup.framing == null) {
+            this.form = new RequesterMessages(rpcStats);
+        } else {
+            this.form = new RequesterBytes(setup.framing, stats, callbacks);
+            if (callbacks != null) {
+                callbacks.bytes(setup.framing);
+            }
         }
-        return this;
     }
 
     /** The negotiated thresholds (null before the channel is active). */
@@ -254,11 +197,9 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        if (framing != null && msg instanceof ByteBuf) {
-            msg = fromBytes(ctx, (ByteBuf) msg, promise);
-            if (msg == null) {
-                return;
-            }
+        msg = form.outbound(ctx, msg, promise);
+        if (msg == null) {
+            return;
         }
         if (!(msg instanceof OutboundRpcMessage)) {
             ctx.write(msg, promise);
@@ -296,72 +237,6 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         boolean queuedBefore = !queue.isEmpty();
         queue.add(rpc);
         drain(ctx, queuedBefore);
-    }
-
-    /**
-     * Byte framing: {@code msg} (owned) is a whole RPC call, or a reply to a backward call (sent here, null
-     * returned). A call becomes an {@link OutboundRpcMessage} whose header is the call's own (credential and
-     * verifier kept byte for byte) and whose arguments are slices of {@code msg} with their DDP-eligible items
-     * located by the binding (none when it cannot: logged, counted). Null when {@code msg} was refused.
-     */
-    private OutboundRpcMessage fromBytes(ChannelHandlerContext ctx, ByteBuf msg, ChannelPromise promise) {
-        ByteBuf m;
-        try {
-            m = framing.unframe(msg);
-        } catch (IllegalArgumentException e) {
-            promise.tryFailure(e);
-            return null;
-        }
-        int start = m.readerIndex();
-        if (m.readableBytes() >= 8 && m.getInt(start + 4) == REPLY) {
-            if (callbacks != null) {
-                callbacks.reply(ctx, m.getInt(start), XdrPayload.wrap(ctx.alloc(), m), promise);
-            } else {
-                m.release();
-                promise.tryFailure(new IllegalArgumentException("a requester without callbacks sends calls only"));
-            }
-            return null;
-        }
-        RpcMessage header;
-        int arguments;
-        try {
-            XdrReader reader = new XdrReader(m.slice());
-            header = RpcMessageCodec.decodeHeader(reader);
-            arguments = m.readableBytes() - reader.readableBytes();
-            if (!(header instanceof RpcCall) || ((RpcCall) header).authError() != null
-                    || ((RpcCall) header).rpcvers() != RpcCall.RPC_VERSION) {
-                throw new XdrException("not an RPC version 2 call with credentials of at most 400 bytes");
-            }
-        } catch (XdrException e) {
-            m.release();
-            promise.tryFailure(new IllegalArgumentException("an outbound message that is not an RPC call: "
-                    + e.getMessage(), e));
-            return null;
-        }
-        int n;
-        try {
-            n = framing.binding().callItems(m, items);
-        } catch (XdrException e) {
-            n = UpperLayerBinding.UNKNOWN;
-        }
-        if (n < 0) {
-            stats.recordBindingMiss();
-            logger.debug("{} binding {} could not locate the items of call xid {}: it goes inline or as a Long Call",
-                    ctx.channel(), framing.binding().name(), Integer.toUnsignedString(header.xid()));
-            n = 0;
-        }
-        for (int i = 0; i < n; i++) {
-            items[2 * i] -= arguments; // positions within the arguments
-        }
-        ByteBuf args = m.retainedSlice(start + arguments, m.readableBytes() - arguments);
-        m.release();
-        try {
-            return new OutboundRpcMessage(header, XdrPayload.slices(ctx.alloc(), args, items, n));
-        } catch (XdrException e) {
-            promise.tryFailure(new IllegalStateException("binding " + framing.binding().name()
-                    + " located items that are not in the call", e));
-            return null;
-        }
     }
 
     private void drain(ChannelHandlerContext ctx) {
@@ -581,13 +456,8 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
                     Integer.toUnsignedString(rpc.xid));
             credits.onReply(header.credits());
             // Reported once: the RPC layer fails this call with the typed exception itself.
-            Throwable cause = new RpcRdmaErrorException(rpc.xid, header.errorCode(), header.lowVersion(),
-                    header.highVersion(), errorDetail(header, rpc));
-            if (RdmaErrorCode.ERR_CHUNK.equals(header.errorCode()) && rpc.declaredMaxReply > 0) {
-                // The call declared its maximum reply size: it fails as the same call fails over TCP.
-                cause = new RpcReplyTooLargeException(rpc.xid, rpc.declaredMaxReply, cause);
-            }
-            RpcCallFailedEvent failed = new RpcCallFailedEvent(rpc.xid, cause);
+            RpcCallFailedEvent failed = new RpcCallFailedEvent(rpc.xid,
+                    RdmaErrorCause.of(header, rpc, configuredMaxReply));
             rpc.release();
             ctx.fireUserEventTriggered(failed);
             drain(ctx);
@@ -648,17 +518,8 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         // and the reply goes up then.
         ChannelFuture invalidation = rpc.exposure.finish(true, invalidated, invalidatedRkey, stats);
         rpc.release(); // answered: the requester lets go of it (deferred completions still hold it)
-        if (framing != null) {
-            repliedBytes(ctx, stream, placed, invalidation);
-            return;
-        }
-        InboundRpcMessage message;
-        try {
-            message = RpcMessageCodec.decode(stream, placed);
-        } catch (XdrException e) {
-            rpcStats.recordMalformedMessage();
-            logger.warn("{} dropped an undecodable reply to xid {}: {}", ctx.channel(),
-                    Integer.toUnsignedString(xid), e.getMessage());
+        Object message = form.reply(ctx, xid, stream, placed);
+        if (message == null) {
             drain(ctx);
             return;
         }
@@ -667,54 +528,13 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         } else {
             invalidation.addListener(f -> {
                 if (inactive) {
-                    message.release(); // the RPC layer fails the call with the connection
+                    ReferenceCountUtil.release(message); // the RPC layer fails the call with the connection
                 } else {
                     ctx.fireChannelRead(message);
                 }
             });
         }
         drain(ctx);
-    }
-
-    /**
-     * Byte framing: the reply's whole message goes up as one {@code ByteBuf} at reader index 0, once its memory is
-     * invalidated. A byte-framed call offers no Write chunk, so nothing was placed.
-     */
-    private void repliedBytes(ChannelHandlerContext ctx, ByteBuf stream, List<ByteBuf> placed,
-                              ChannelFuture invalidation) {
-        for (ByteBuf b : placed) {
-            b.release();
-        }
-        ByteBuf message = framing.handUp(stream);
-        if (invalidation == null || invalidation.isDone()) {
-            ctx.fireChannelRead(message);
-        } else {
-            ByteBuf m = message;
-            invalidation.addListener(f -> {
-                if (inactive) {
-                    m.release();
-                } else {
-                    ctx.fireChannelRead(m);
-                }
-            });
-        }
-        drain(ctx);
-    }
-
-    /**
-     * What an ERR_CHUNK most likely means for {@code rpc} (RFC 8166 §4.5.3: the reply did not fit the chunks it
-     * offered) and which setting raises the limit; null for other errors.
-     */
-    private String errorDetail(RpcRdmaHeader header, RequesterCall rpc) {
-        if (!RdmaErrorCode.ERR_CHUNK.equals(header.errorCode())) {
-            return null;
-        }
-        long offered = rpc.replyChunk != null ? rpc.replyChunk.totalLength() : 0;
-        return "the responder could not convey the reply (or use the call's chunks); this call offered "
-                + (offered > 0 ? "a Reply chunk of " + offered + " bytes" : "no Reply chunk")
-                + ". A larger reply needs a larger maximum reply size: CallOptions.withMaxReplySize(n) for this call,"
-                + " the procedure's declared RpcProcedureSpec maxReplySize, or RpcRdmaConfig.withMaxReplySize(n) for"
-                + " the connection (now " + configuredMaxReply + " bytes)";
     }
 
     /** An RPC CALL arriving at a requester: a backward call (RFC 8167 §5.1). */

@@ -2,14 +2,11 @@ package dev.rpcrdma.handlers.responder;
 
 import dev.rpcrdma.channel.RdmaConnection;
 import dev.rpcrdma.channel.RdmaReceive;
-import dev.rpcrdma.handlers.ByteFraming;
 import dev.rpcrdma.handlers.RdmaReceiveHandler;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.backchannel.BackwardRequester;
 import dev.rpcrdma.handlers.backchannel.BackwardMessages;
-import dev.rpcrdma.handlers.binding.RpcMessageLayout;
-import dev.rpcrdma.handlers.binding.UpperLayerBinding;
 import dev.rpcrdma.handlers.credits.ResponderCredits;
 import dev.rpcrdma.handlers.header.RdmaProcedure;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
@@ -17,20 +14,17 @@ import dev.rpcrdma.handlers.header.RpcRdmaHeaderDecoder;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderException;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.oncrpc.RpcStats;
-import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.MsgType;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
 import dev.rpcrdma.oncrpc.server.RpcConnectionUse;
-import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.collection.IntObjectHashMap;
-import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
@@ -89,10 +83,10 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
     private final BackwardRequester backward;
     /** Call objects whose reply was sent, reused for the next calls; at most the largest grant. */
     private final ArrayDeque<ResponderCall> free = new ArrayDeque<>();
-    /** Null: RPC messages as {@link InboundRpcMessage} / {@link OutboundRpcMessage}; else as {@code ByteBuf}s. */
-    private final ByteFraming framing;
-    /** Byte framing: the located items of the reply being placed, (position, length) pairs. */
-    private final int[] items;
+    /** The form of calls and replies above: RPC messages or whole-message {@code ByteBuf}s. */
+    private final ResponderForm form;
+    /** {@link ResponderForm#contiguous()}, asked once. */
+    private final boolean contiguous;
     /** Builds and posts replies and RDMA_ERRORs. */
     private final ReplySender replies;
     private ChannelHandlerContext ctx;
@@ -105,55 +99,21 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
      */
     private boolean replyFlushed;
 
-    /**
-     * @param thresholds the negotiated inline thresholds (this side's send threshold is server-to-client)
-     * @param connection the RDMA connection below, or null on a channel that is not RDMA (no chunks; grants
-     *                   bounded by the configuration only)
-     */
-    public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
-                            RpcRdmaStats stats, RpcStats rpcStats) {
-        this(config, thresholds, connection, stats, rpcStats, null);
-    }
-
-    /**
-     * A responder that also makes backward calls through {@code backward} (null: none), on a connection whose
-     * {@code RpcBackchannel} is installed in the CALLER role.
-     */
-    public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
-                            RpcRdmaStats stats, RpcStats rpcStats, BackwardRequester backward) {
-        this(config, thresholds, connection, stats, rpcStats, backward, null);
-    }
-
-    /**
-     * A responder in byte framing ({@code framing} not null): it hands each received RPC call up as one
-     * {@code ByteBuf} holding the whole message (reader index 0, Read chunks spliced in at their positions, a Long
-     * Call from position zero) and takes each reply, or backward call, as one {@code ByteBuf} holding a whole
-     * message (record marks taken off when {@code framing} says so), its DDP-eligible items located by the
-     * framing's {@link UpperLayerBinding} for the call's Write chunks. Backward replies go up as {@code ByteBuf}s too.
-     */
-    public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RdmaConnection connection,
-                            RpcRdmaStats stats, RpcStats rpcStats, BackwardRequester backward, ByteFraming framing) {
-        this.framing = framing;
-        this.config = ObjectUtil.checkNotNull(config, "config");
-        // Room for an item per Write chunk a call may offer: each located item that has a chunk is placed in it
-        // (RFC 8267 §6.4.1); the binding leaves any further ones inline.
-        this.items = framing != null
-                ? new int[2 * Math.max(UpperLayerBinding.MAX_ITEMS, config.limits().maxWriteChunks())] : null;
-        this.backward = backward;
-        this.thresholds = ObjectUtil.checkNotNull(thresholds, "thresholds");
-        this.connection = connection;
-        this.stats = ObjectUtil.checkNotNull(stats, "stats");
-        this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
+    /** A responder made of {@code setup}: see {@link ResponderSetup}. */
+    public RpcRdmaResponder(ResponderSetup setup) {
+        this.config = setup.config;
+        this.backward = setup.backward;
+        this.thresholds = setup.thresholds;
+        this.connection = setup.connection;
+        this.stats = setup.stats;
+        this.rpcStats = setup.rpcStats;
         this.decoder = new RpcRdmaHeaderDecoder(config.limits());
         this.credits = new ResponderCredits(config.minGrant(), config.maxGrant());
         this.mover = connection == null ? null : new ChunkMover(connection, stats);
         this.replies = new ReplySender(this, thresholds, connection, stats, mover);
-    }
-
-    /** A responder with no RDMA connection: inline messages only. */
-    public RpcRdmaResponder(RpcRdmaConfig config, InlineThresholds thresholds, RpcRdmaStats stats,
-                            RpcStats rpcStats) {
-        this(config, thresholds, null, stats, rpcStats);
+        this.form = setup.framing == null ? new ResponderMessages(this, rpcStats)
+                : new ResponderBytes(this, setup.framing, config.limits().maxWriteChunks(), stats, rpcStats);
+        this.contiguous = form.contiguous();
     }
 
     /** The negotiated thresholds. */
@@ -323,10 +283,10 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
     /**
      * Issues the RDMA Reads of every chunk, all written before one flush (posted together), into one buffer of the
      * connection's registered memory pool (registered for local write only: nothing is registered per call). When
-     * the pool is exhausted the pull waits for memory (back-pressure, never a failure). In byte framing an RDMA_MSG
-     * call's chunks are pulled to their positions in a buffer as long as the whole message, the inline parts copied
-     * around them afterwards ({@link CallReassembly#assembleInPlace}): the stack above gets one contiguous buffer, not a
-     * composite it would merge into a copy of its own (Hadoop's XDR views each message as one {@code ByteBuffer}).
+     * the pool is exhausted the pull waits for memory (back-pressure, never a failure). When the form asks for
+     * {@linkplain ResponderForm#contiguous() contiguous} calls, an RDMA_MSG call's chunks are pulled to their
+     * positions in a buffer as long as the whole message, the inline parts copied around them afterwards
+     * ({@link CallReassembly#assembleInPlace}).
      */
     private void pull(ChannelHandlerContext ctx, ResponderCall call, CallReassembly plan, ByteBuf inline) {
         int total = (int) plan.totalRead;
@@ -341,7 +301,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
             deliver(ctx, call, call.assemble(ctx.alloc()));
             return;
         }
-        boolean inPlace = framing != null && plan.positionZero == null;
+        boolean inPlace = contiguous && plan.positionZero == null;
         int size = inPlace ? plan.messageLength(inline.readableBytes()) : total;
         ByteBuf target;
         try {
@@ -405,56 +365,16 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
         int xid = call.xid();
         if (stream.readableBytes() < 4 || stream.getInt(stream.readerIndex()) != xid) {
             stream.release();
-            calls.remove(xid);
-            replies.errChunk(ctx, xid, call.credits, "rdma_xid differs from the RPC message's xid (RFC 8166 §4.5.2)");
+            refuse(ctx, call, "rdma_xid differs from the RPC message's xid (RFC 8166 §4.5.2)");
             return;
         }
-        if (framing != null) {
-            deliverBytes(ctx, call, stream);
-            return;
-        }
-        InboundRpcMessage message;
-        try {
-            message = RpcMessageCodec.decode(stream, List.of());
-        } catch (XdrException e) {
-            rpcStats.recordMalformedMessage();
-            calls.remove(xid);
-            replies.errChunk(ctx, xid, call.credits, "undecodable RPC message: " + e.getMessage());
-            return;
-        }
-        if (!(message.header() instanceof RpcCall)) {
-            message.release();
-            calls.remove(xid);
-            rpcStats.recordUnexpectedMessage();
-            replies.errChunk(ctx, xid, call.credits, "a responder received an RPC reply");
-            return;
-        }
-        call.delivered = true;
-        ctx.fireChannelRead(message.reducedBytes(call.reducedBytes()));   // RPCSEC_GSS checks it (RFC 8166 §8.2.2)
+        form.deliver(ctx, call, stream);
     }
 
-    /**
-     * Byte framing: the call's whole message goes up as one {@code ByteBuf} at reader index 0 (a slice of the receive
-     * or of the reassembled stream, or a heap copy, {@link ByteFraming#handUp}); its program, version and procedure are kept for its reply's binding.
-     * Anything too short to be an RPC call, or not a CALL, is answered as the message path does.
-     */
-    private void deliverBytes(ChannelHandlerContext ctx, ResponderCall call, ByteBuf stream) {
-        int xid = call.xid();
-        int start = stream.readerIndex();
-        if (stream.readableBytes() < RpcMessageLayout.MIN_CALL || stream.getInt(start + 4) != CALL) {
-            boolean isCall = stream.readableBytes() >= 8 && stream.getInt(start + 4) == CALL;
-            stream.release();
-            calls.remove(xid);
-            rpcStats.recordMalformedMessage();
-            replies.errChunk(ctx, xid, call.credits, isCall ? "an RPC call shorter than its fixed header"
-                    : "a responder received an RPC reply");
-            return;
-        }
-        call.program = stream.getInt(start + RpcMessageLayout.PROGRAM);
-        call.version = stream.getInt(start + RpcMessageLayout.VERSION);
-        call.procedure = stream.getInt(start + RpcMessageLayout.PROCEDURE);
-        call.delivered = true;
-        ctx.fireChannelRead(framing.handUp(stream));
+    /** {@code call} cannot be handed up: it leaves the table, answered with ERR_CHUNK (RFC 8166 §4.5.3). */
+    void refuse(ChannelHandlerContext ctx, ResponderCall call, String why) {
+        calls.remove(call.xid());
+        replies.errChunk(ctx, call.xid(), call.credits, why);
     }
 
     // ------------------------------------------------------------------ replies
@@ -463,8 +383,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         uses++;
         replyFlushed = false;
-        if (framing != null && msg instanceof ByteBuf) {
-            writeBytes(ctx, (ByteBuf) msg, promise);
+        if (form.write(ctx, msg, promise)) {
             return;
         }
         if (!(msg instanceof OutboundRpcMessage)) {
@@ -482,11 +401,9 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
             }
             return;
         }
-        int xid = reply.header().xid();
-        ResponderCall call = calls.remove(xid);
+        ResponderCall call = answered(ctx, reply.header().xid(), promise);
         if (call == null) {
             reply.release();
-            noCall(ctx, xid, promise);
             return;
         }
         if (call.header.writeList().isEmpty()) {
@@ -522,6 +439,27 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
         ctx.flush();
     }
 
+    /** The call in progress a reply to {@code xid} answers, out of the table; null (promise failed) if none. */
+    ResponderCall answered(ChannelHandlerContext ctx, int xid, ChannelPromise promise) {
+        ResponderCall call = calls.remove(xid);
+        if (call == null) {
+            noCall(ctx, xid, promise);
+        }
+        return call;
+    }
+
+    /** Whether an RPC message of {@code length} bytes fits inline after an RDMA_MSG header. */
+    boolean fitsInline(int length) {
+        return RpcRdmaHeader.MIN_MSG_LENGTH + (long) length <= thresholds.sendThreshold();
+    }
+
+    /** Sends the whole-message reply {@code m} (owned) to {@code call} inline, one copy into the Send. */
+    void sendInline(ChannelHandlerContext ctx, ResponderCall call, ByteBuf m, ChannelPromise promise) {
+        replies.sendInline(ctx, call, m, promise);
+        recycle(call);
+        replyFlushed = true;
+    }
+
     /**
      * A reply to {@code xid} found no call in progress: after the connection closed that is every reply still on
      * its way (the call table went with the connection; the requester retransmits on its next connection, RFC 8166
@@ -545,7 +483,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
      * Places and sends the reply {@code payload} (released here) to {@code call} ({@link ReplyPlacement}); a reply
      * that cannot be built fails its promise and closes the connection (RFC 8166 §4.5.4).
      */
-    private void place(ChannelHandlerContext ctx, ResponderCall call, XdrPayload payload, ChannelPromise promise) {
+    void place(ChannelHandlerContext ctx, ResponderCall call, XdrPayload payload, ChannelPromise promise) {
         try {
             replies.sendReply(ctx, call, payload, promise);
             replyFlushed = true; // its Send (or ERR_CHUNK) written and flushed
@@ -559,85 +497,6 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
             payload.release();
         }
     }
-
-    /**
-     * Byte framing: {@code msg} (owned) is one whole RPC message, a reply to a call received here or a backward
-     * call. A reply that fits inline with no Write chunk offered is copied once into the Send; any other goes
-     * through the same placement as the message path, its DDP-eligible items located by the binding.
-     */
-    private void writeBytes(ChannelHandlerContext ctx, ByteBuf msg, ChannelPromise promise) {
-        ByteBuf m;
-        try {
-            m = framing.unframe(msg);
-        } catch (IllegalArgumentException e) {
-            logger.warn("{} dropped an outbound message: {}", ctx.channel(), e.getMessage());
-            promise.tryFailure(e);
-            return;
-        }
-        int length = m.readableBytes();
-        if (length < 8) {
-            m.release();
-            promise.tryFailure(new IllegalArgumentException("an outbound RPC message of " + length + " bytes"));
-            return;
-        }
-        int xid = m.getInt(m.readerIndex());
-        if (m.getInt(m.readerIndex() + 4) == CALL) {
-            if (backward != null) {
-                backward.call(ctx, xid, XdrPayload.wrap(ctx.alloc(), m), promise);
-            } else {
-                m.release();
-                promise.tryFailure(new IllegalArgumentException("a responder without a backchannel sends replies "
-                        + "only (RpcRdmaFraming.withBackchannel())"));
-            }
-            return;
-        }
-        ResponderCall call = calls.remove(xid);
-        if (call == null) {
-            m.release();
-            noCall(ctx, xid, promise);
-            return;
-        }
-        if (call.header.writeList().isEmpty()
-                && RpcRdmaHeader.MIN_MSG_LENGTH + (long) length <= thresholds.sendThreshold()) {
-            replies.sendInline(ctx, call, m, promise);
-            recycle(call);
-            replyFlushed = true;
-            return;
-        }
-        place(ctx, call, locate(ctx, call, m), promise);
-    }
-
-    /**
-     * The reply {@code m} (owned) as a payload whose DDP-eligible items the binding located, for the call's Write
-     * chunks (RFC 8166 §3.4.5, RFC 8267); without Write chunks, or when the binding cannot locate them (logged,
-     * counted), the whole reply as one plain segment: it then goes inline or into the Reply chunk, or the call is
-     * answered ERR_CHUNK when it offered none (RFC 8166 §4.5.3).
-     */
-    private XdrPayload locate(ChannelHandlerContext ctx, ResponderCall call, ByteBuf m) {
-        if (call.header.writeList().isEmpty()) {
-            return XdrPayload.wrap(ctx.alloc(), m);
-        }
-        UpperLayerBinding binding = framing.binding();
-        String why;
-        try {
-            int n = binding.replyItems(call.program, call.version, call.procedure, m, items);
-            if (n >= 0) {
-                XdrPayload located = XdrPayload.slices(ctx.alloc(), m.retain(), items, n);
-                m.release();
-                return located;
-            }
-            why = "its layout is unknown to the binding";
-        } catch (XdrException e) {
-            why = e.getMessage();
-        }
-        stats.recordBindingMiss();
-        logger.warn("{} binding {} could not locate the DDP-eligible items of the reply to xid {} (program {} version "
-                + "{} procedure {}): {}; it goes in the Reply chunk if the call offered one, else ERR_CHUNK",
-                ctx.channel(), binding.name(), Integer.toUnsignedString(call.xid()), call.program, call.version,
-                call.procedure, why);
-        return XdrPayload.wrap(ctx.alloc(), m);
-    }
-
 
     private boolean admit(ChannelHandlerContext ctx) {
         if (credits.onCallReceived() == ResponderCredits.Admission.EXCEEDED_GRANT) {

@@ -1,5 +1,7 @@
 package dev.rpcrdma.handlers.fuzz;
 
+import dev.rpcrdma.handlers.requester.RequesterSetup;
+import dev.rpcrdma.handlers.responder.ResponderSetup;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.rpcrdma.channel.RdmaReceive;
 import dev.rpcrdma.handlers.FakeRdmaConnection;
@@ -254,8 +256,8 @@ class RpcRdmaFuzzTest {
         Watch watch = new Watch();
         EmbeddedChannel ch = new EmbeddedChannel();
         ch.config().setAllocator(alloc);
-        ch.pipeline().addLast(new RpcRdmaResponder(config(), new InlineThresholds(4096, 4096, true), connection,
-                new RpcRdmaStats(), rpcStats), new ChannelInboundHandlerAdapter() {
+        ch.pipeline().addLast(new RpcRdmaResponder(ResponderSetup.of(config(), new InlineThresholds(4096, 4096, true),
+                new RpcRdmaStats(), rpcStats).withConnection(connection)), new ChannelInboundHandlerAdapter() {
                     @Override
                     public void channelRead(ChannelHandlerContext ctx, Object msg) {
                         InboundRpcMessage m = (InboundRpcMessage) msg;
@@ -287,9 +289,10 @@ class RpcRdmaFuzzTest {
         Watch watch = new Watch();
         EmbeddedChannel ch = new EmbeddedChannel();
         ch.config().setAllocator(alloc);
-        ch.pipeline().addLast(new RpcRdmaResponder(config(), new InlineThresholds(4096, 4096, true), connection,
-                new RpcRdmaStats(), rpcStats, null, dev.rpcrdma.handlers.ByteFraming.DEFAULT
-                        .withBinding(dev.rpcrdma.handlers.binding.UpperLayerBinding.nfs()).withRecordMarks(true)),
+        ch.pipeline().addLast(new RpcRdmaResponder(ResponderSetup.of(config(), new InlineThresholds(4096, 4096, true),
+                new RpcRdmaStats(), rpcStats).withConnection(connection)
+                .withFraming(dev.rpcrdma.handlers.ByteFraming.DEFAULT
+                        .withBinding(dev.rpcrdma.handlers.binding.UpperLayerBinding.nfs()).withRecordMarks(true))),
                 new ChannelInboundHandlerAdapter() {
                     @Override
                     public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -353,8 +356,9 @@ class RpcRdmaFuzzTest {
         EmbeddedChannel ch = new EmbeddedChannel();
         ch.config().setAllocator(alloc);
         RpcBackchannel.install(ch, RpcBackchannel.Role.CALLBACK_SERVICE, rpcStats, 1024).enable();
-        ch.pipeline().addLast(new RpcRdmaRequester(config(), new InlineThresholds(4096, 4096, true), connection,
-                stats, rpcStats, service), new RpcClientHandler(rpcStats, Duration.ofSeconds(30)), callbacks, watch);
+        ch.pipeline().addLast(new RpcRdmaRequester(RequesterSetup.of(config(), stats, rpcStats)
+                .withThresholds(new InlineThresholds(4096, 4096, true)).withConnection(connection)
+                .withCallbacks(service)), new RpcClientHandler(rpcStats, Duration.ofSeconds(30)), callbacks, watch);
         connection.attach(ch);
         try {
             RpcClient client = RpcClient.of(ch);

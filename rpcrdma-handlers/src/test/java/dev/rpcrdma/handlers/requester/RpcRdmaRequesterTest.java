@@ -73,9 +73,9 @@ class RpcRdmaRequesterTest {
     final RpcRdmaStats stats = new RpcRdmaStats();
     final RpcStats rpcStats = new RpcStats();
     final FakeRdmaConnection connection = new FakeRdmaConnection();
-    final RpcRdmaRequester requester = new RpcRdmaRequester(RpcRdmaConfig.DEFAULT.withMaxRequests(16)
-                .withMaxReplySize(INLINE_REPLIES),
-            new InlineThresholds(1024, 1024, true), connection, stats, rpcStats);
+    final RpcRdmaRequester requester = new RpcRdmaRequester(RequesterSetup.of(RpcRdmaConfig.DEFAULT
+                .withMaxRequests(16).withMaxReplySize(INLINE_REPLIES), stats, rpcStats)
+            .withThresholds(new InlineThresholds(1024, 1024, true)).withConnection(connection));
     /** User events fired up the pipeline by the requester. */
     final List<Object> events = new ArrayList<>();
     final EmbeddedChannel ch = new EmbeddedChannel(requester, new ChannelInboundHandlerAdapter() {
@@ -289,9 +289,9 @@ class RpcRdmaRequesterTest {
     static final class WithClient implements AutoCloseable {
         final RpcRdmaStats stats = new RpcRdmaStats();
         final RpcStats rpcStats = new RpcStats();
-        final RpcRdmaRequester requester = new RpcRdmaRequester(RpcRdmaConfig.DEFAULT.withMaxRequests(16)
-                .withMaxReplySize(INLINE_REPLIES),
-                new InlineThresholds(1024, 1024, true), stats, rpcStats);
+        final RpcRdmaRequester requester = new RpcRdmaRequester(RequesterSetup.of(RpcRdmaConfig.DEFAULT
+                .withMaxRequests(16).withMaxReplySize(INLINE_REPLIES), stats, rpcStats)
+                .withThresholds(new InlineThresholds(1024, 1024, true)));
         final EmbeddedChannel ch;
         final RpcClient client;
 

@@ -34,9 +34,9 @@ class ByteFramingResponderTest {
 
     final RpcRdmaStats stats = new RpcRdmaStats();
     final RpcStats rpcStats = new RpcStats();
-    EmbeddedChannel ch = new EmbeddedChannel(new RpcRdmaResponder(RpcRdmaConfig.DEFAULT,
-            new InlineThresholds(4096, 4096, false), null, stats, rpcStats, null,
-            ByteFraming.DEFAULT.withRecordMarks(true)));
+    EmbeddedChannel ch = new EmbeddedChannel(new RpcRdmaResponder(ResponderSetup.of(RpcRdmaConfig.DEFAULT,
+            new InlineThresholds(4096, 4096, false), stats, rpcStats)
+            .withFraming(ByteFraming.DEFAULT.withRecordMarks(true))));
 
     @AfterEach
     void finish() {

@@ -53,8 +53,8 @@ class RpcRdmaResponderTest {
     EmbeddedChannel ch = channel(RpcRdmaConfig.DEFAULT.withGrantBounds(1, 8));
 
     EmbeddedChannel channel(RpcRdmaConfig config) {
-        return new EmbeddedChannel(new RpcRdmaResponder(config, new InlineThresholds(4096, 4096, false), stats,
-                rpcStats));
+        return new EmbeddedChannel(new RpcRdmaResponder(ResponderSetup.of(config,
+                new InlineThresholds(4096, 4096, false), stats, rpcStats)));
     }
 
     @AfterEach
