@@ -493,6 +493,24 @@ abstract class FabricContractSuite {
     }
 
     @Test
+    void aDestroyedQueuePairRefusesPostsWithAnIOException() throws Exception {
+        try (FabricHarness.Pair p = pair(ALL, ALL, INFINITE_RNR)) {
+            p.client.id.disconnect();
+            p.client.qp.close();
+            p.client.qp.close(); // a second close is a no-op
+            SendWorkRequest send = new SendWorkRequest();
+            send.wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                    .addSge(p.client.address(), 8, p.client.mr.lkey());
+            assertThrows(IOException.class, () -> p.client.qp.postSend(send));
+            assertThrows(IOException.class, () -> p.client.qp.postSend(new SendWorkRequest[] {send}, 1));
+            assertThrows(IOException.class,
+                    () -> p.client.qp.postReceive(2, p.client.address(), 64, p.client.mr.lkey()));
+            assertThrows(IOException.class, () -> p.client.qp.postReceives(new long[] {3},
+                    new long[] {p.client.address()}, 1, 64, p.client.mr.lkey()));
+        }
+    }
+
+    @Test
     void modifyToErrorFlushesEverythingOutstandingAndLaterPosts() throws Exception {
         // Transport retry count 2: rxe takes 7 as "retry forever" (as for RNR retries; in the IB spec it is 7
         // retries), so a Send towards a dead peer would never complete there.

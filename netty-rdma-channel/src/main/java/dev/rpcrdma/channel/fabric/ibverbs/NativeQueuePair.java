@@ -64,8 +64,19 @@ final class NativeQueuePair implements QueuePair {
         return caps;
     }
 
+    /**
+     * A post after {@link #close()} is refused, as the software fabric refuses it: the work-request blocks and the
+     * queue pair are freed then, and writing into them would corrupt native memory.
+     */
+    private void checkPostable(String verb) throws FabricException {
+        if (destroyed) {
+            throw new FabricException(verb + ": QP destroyed", FabricException.EINVAL);
+        }
+    }
+
     @Override
     public void postSend(SendWorkRequest wr) throws IOException {
+        checkPostable("ibv_post_send");
         sendWr.clear();
         add(wr);
         try {
@@ -81,6 +92,7 @@ final class NativeQueuePair implements QueuePair {
         if (count > MAX_POST_CHAIN) {
             throw new IllegalArgumentException("a chain of " + count + " > " + MAX_POST_CHAIN + " work requests");
         }
+        checkPostable("ibv_post_send");
         sendWr.clear();
         for (int i = 0; i < count; i++) {
             add(wrs[i]);
@@ -136,6 +148,7 @@ final class NativeQueuePair implements QueuePair {
 
     @Override
     public void postReceive(long wrId, long address, int length, int lkey) throws IOException {
+        checkPostable("ibv_post_recv");
         checkOwnReceiveQueue();
         recvWr.clear();
         int i = recvWr.add(wrId);
@@ -152,6 +165,7 @@ final class NativeQueuePair implements QueuePair {
         if (count > MAX_POST_CHAIN) {
             throw new IllegalArgumentException("a chain of " + count + " > " + MAX_POST_CHAIN + " work requests");
         }
+        checkPostable("ibv_post_recv");
         checkOwnReceiveQueue();
         recvWr.clear();
         for (int i = 0; i < count; i++) {
@@ -179,6 +193,9 @@ final class NativeQueuePair implements QueuePair {
 
     @Override
     public void modifyToError() throws IOException {
+        if (destroyed) {
+            return; // gone with its queues: nothing left to move to the error state
+        }
         try {
             Verbs.modifyQpToError(qp);
         } catch (NativeCallException e) {
