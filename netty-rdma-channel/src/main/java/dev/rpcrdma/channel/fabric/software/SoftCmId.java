@@ -288,8 +288,7 @@ final class SoftCmId implements CmId {
             }
             // iWARP: an MPA reply with the Reject bit (RFC 5044 §7.1.1) is a connect reply with -ECONNRESET (Linux
             // siw_proc_mpareply), which RDMA-CM reports as REJECTED with that status (cma_iw_handler), not an IB CM
-            // reject reason; the private data comes with it. (The model said -ECONNREFUSED until it was held against
-            // siw.)
+            // reject reason; the private data comes with it.
             post(c, new CmEvent(CmEventType.REJECTED, fabric.likeSiw ? -FabricException.ECONNRESET
                     : CmEventType.REJECT_CONSUMER_DEFINED, c, null,
                     pad(privateData, ConnectionParameters.MAX_REJECT_PRIVATE_DATA)));

@@ -77,6 +77,18 @@ final class SoftSendWr {
         return this;
     }
 
+    /** Copies the payload (inline bytes or the gather list) to native memory at {@code dst}. */
+    void gather(long dst) {
+        if (isInline) {
+            PlatformDependent.copyMemory(inline, 0, dst, totalLength);
+            return;
+        }
+        for (int i = 0; i < numSge; i++) {
+            PlatformDependent.copyMemory(sgeAddress[i], dst, sgeLength[i]);
+            dst += sgeLength[i];
+        }
+    }
+
     /** Drops the references a retired entry holds (the window and region of a bind). */
     void retire() {
         bindWindow = null;

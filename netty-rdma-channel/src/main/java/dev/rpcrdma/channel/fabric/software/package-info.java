@@ -30,7 +30,7 @@
  *       successfully at the requester, moves both queue pairs to error (the responder's TERMINATE) and disconnects
  *       both sides; work posted to a queue pair in error is never completed; private data arrives as long as it
  *       was sent; {@code rdma_connect} to a port nobody listens on fails with {@code ECONNREFUSED}; a consumer's
- *       reject is {@code REJECTED} with status {@code -ECONNREFUSED}.</li>
+ *       reject is {@code REJECTED} with status {@code -ECONNRESET}.</li>
  *   <li>{@code rdma_bind_addr} checks the port as the kernel's rdma_cm does: the wildcard on a bound port →
  *       EADDRNOTAVAIL, the same address → EADDRINUSE; deregistering a region with bound windows → EINVAL.</li>
  * </ul>
@@ -38,6 +38,12 @@
  * two differ (the NAK for a too-long Send, receives posted to a queue pair in error, queue depths) its tests say so.
  * Completion channels and CM event channels are real Linux eventfds, so event loops wait on them exactly as on a
  * native device.
+ *
+ * <p>A queue pair's jobs live apart, as in rxe: {@code SoftQueuePair} checks what is posted and keeps the work
+ * queues, the state and the completions; {@code SoftRequester} executes the send queue on the engine thread (RNR
+ * timer, ACK timeout); {@code SoftSendDelivery} matches a Send to the peer's next receive, {@code SoftRdmaAccess}
+ * executes RDMA Read and Write, {@code SoftWindowOps} binds and invalidates windows, and {@code SoftKeyChecks}
+ * holds the lkey and rkey checks they share.
  *
  * <p>Like a device, the data path works on preallocated state: work queues and completion queues are bounded rings
  * of reused entries ({@code SlotRing}) and the engine thread ({@code SoftEngine}) takes one reusable task per queue
