@@ -5,6 +5,7 @@ import dev.rpcrdma.channel.RdmaChannelOption;
 import dev.rpcrdma.channel.RdmaConnection;
 import dev.rpcrdma.handlers.backchannel.BackwardMessages;
 import dev.rpcrdma.handlers.backchannel.BackwardResponder;
+import dev.rpcrdma.handlers.backchannel.BackwardSetup;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
 import dev.rpcrdma.handlers.requester.RequesterSetup;
@@ -112,7 +113,7 @@ public final class RpcRdmaClientInitializer extends ChannelInitializer<Channel> 
         RdmaConnection connection = ch instanceof RdmaChannel ? (RdmaChannel) ch : null;
         BackwardResponder service = null;
         if (callbacks != null) {
-            service = new BackwardResponder(config.backwardCredits(), stats, rpcStats);
+            service = new BackwardResponder(BackwardSetup.of(config, stats, rpcStats));
             RpcBackchannel.install(ch, RpcBackchannel.Role.CALLBACK_SERVICE, rpcStats,
                     BackwardMessages.maxMessageSize(InlineThresholds.DEFAULTS));
         }

@@ -5,6 +5,7 @@ import dev.rpcrdma.channel.RdmaConnection;
 import dev.rpcrdma.handlers.backchannel.BackwardRequester;
 import dev.rpcrdma.handlers.backchannel.BackwardMessages;
 import dev.rpcrdma.handlers.backchannel.BackwardResponder;
+import dev.rpcrdma.handlers.backchannel.BackwardSetup;
 import dev.rpcrdma.handlers.binding.UpperLayerBinding;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
@@ -126,7 +127,7 @@ public final class RpcRdmaFraming {
         RdmaConnection connection = ch instanceof RdmaChannel ? (RdmaChannel) ch : null;
         BackwardRequester backward = null;
         if (backchannel) {
-            backward = new BackwardRequester(config.backwardCredits(), stats, rpcStats).bytes(framing);
+            backward = new BackwardRequester(BackwardSetup.of(config, stats, rpcStats).withFraming(framing));
             RpcBackchannel.install(ch, RpcBackchannel.Role.CALLER, rpcStats,
                     BackwardMessages.maxMessageSize(thresholds)).enable();
         }
@@ -140,7 +141,7 @@ public final class RpcRdmaFraming {
         RdmaConnection connection = ch instanceof RdmaChannel ? (RdmaChannel) ch : null;
         BackwardResponder callbacks = null;
         if (backchannel) {
-            callbacks = new BackwardResponder(config.backwardCredits(), stats, rpcStats);
+            callbacks = new BackwardResponder(BackwardSetup.of(config, stats, rpcStats).withFraming(framing));
             RpcBackchannel.install(ch, RpcBackchannel.Role.CALLBACK_SERVICE, rpcStats,
                     BackwardMessages.maxMessageSize(InlineThresholds.DEFAULTS)).enable();
         }

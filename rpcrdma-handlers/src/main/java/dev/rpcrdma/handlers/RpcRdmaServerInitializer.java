@@ -4,6 +4,7 @@ import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaChannelOption;
 import dev.rpcrdma.channel.RdmaConnection;
 import dev.rpcrdma.handlers.backchannel.BackwardRequester;
+import dev.rpcrdma.handlers.backchannel.BackwardSetup;
 import dev.rpcrdma.handlers.backchannel.BackwardMessages;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
@@ -155,7 +156,7 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
         RdmaConnection connection = ch instanceof RdmaChannel ? (RdmaChannel) ch : null;
         BackwardRequester backward = null;
         if (backchannelTimeout != null) {
-            backward = new BackwardRequester(config.backwardCredits(), stats, dispatcher.stats());
+            backward = new BackwardRequester(BackwardSetup.of(config, stats, dispatcher.stats()));
             RpcBackchannel.install(ch, RpcBackchannel.Role.CALLER, dispatcher.stats(),
                     BackwardMessages.maxMessageSize(thresholds));
         }

@@ -1,6 +1,7 @@
 package dev.rpcrdma.handlers.backchannel;
 
 import dev.rpcrdma.handlers.ByteFraming;
+import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
@@ -17,7 +18,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.collection.IntObjectHashMap;
-import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
@@ -26,22 +26,9 @@ import java.util.ArrayDeque;
 import java.util.List;
 
 /**
- * The server's side of the RPC-over-RDMA backchannel, used by the responder: it sends backward calls inline
- * (RFC 8167 §5.1) and matches their replies (§5.2).
- * <ul>
- *   <li>Credits (§4.1): never more backward calls outstanding than the client's backward grant (one until its
- *       first backward reply says more, as RFC 8166 §3.3.3 does for the forward direction) nor than the receives
- *       this server reserves for backward replies (§4.3.2: the forward grant leaves them out); the others wait in
- *       order, queued, not lost. A backward reply's rdma_credit of 0 (which RFC 8166 §3.3.1 forbids) counts as 1.</li>
- *   <li>A backward call made before the upper layer enabled the backchannel, or larger than it carries, is not sent:
- *       the call fails with {@link RpcBackchannelException} (through {@link RpcCallFailedEvent}, then its write
- *       promise).</li>
- *   <li>A received backward reply that breaks the wire rules (chunk lists, rdma_xid, size, §4.2, §5.2, §5.3) closes the
- *       connection, logged and counted; one that answers no outstanding call is discarded, logged and counted. A
- *       backward call the RPC layer gave up on (timeout) keeps its credit until its reply or the connection's end,
- *       as the client may still answer it.</li>
- * </ul>
- * Event-loop confined (the responder's).
+ * The server's side of the RPC-over-RDMA backchannel, used by the responder: sends backward calls inline within the
+ * client's backward grant (RFC 8167 §4.1, §5.1), queueing the others, and matches their replies (§5.2); the rules
+ * it enforces are in the package documentation. Event-loop confined (the responder's).
  */
 public final class BackwardRequester {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(BackwardRequester.class);
@@ -54,20 +41,23 @@ public final class BackwardRequester {
     private int grant = 1;
     private final IntObjectHashMap<Queued> outstanding = new IntObjectHashMap<>();
     /** Byte framing (null: none): backward replies go up as {@code ByteBuf}s, not decoded. */
-    private ByteFraming bytes;
+    private final ByteFraming bytes;
     private final ArrayDeque<Queued> queue = new ArrayDeque<>();
 
-    /** @param reserved receives this server keeps posted for backward replies: its most backward calls at once */
-    public BackwardRequester(int reserved, RpcRdmaStats stats, RpcStats rpcStats) {
-        this.reserved = ObjectUtil.checkPositive(reserved, "reserved");
-        this.stats = ObjectUtil.checkNotNull(stats, "stats");
-        this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
+    /**
+     * A backward caller made of {@code setup}: it reserves {@link RpcRdmaConfig#backwardCredits()} receives for
+     * backward replies (its most backward calls at once) and hands the replies up in the setup's message form.
+     */
+    public BackwardRequester(BackwardSetup setup) {
+        this.reserved = setup.config.backwardCredits();
+        this.stats = setup.stats;
+        this.rpcStats = setup.rpcStats;
+        this.bytes = setup.framing;
     }
 
-    /** Hands backward replies up as whole-message {@code ByteBuf}s (the byte framing) instead of decoded. */
-    public BackwardRequester bytes(ByteFraming framing) {
-        bytes = ObjectUtil.checkNotNull(framing, "framing");
-        return this;
+    /** The byte framing backward replies go up in, or null: decoded RPC messages. */
+    public ByteFraming framing() {
+        return bytes;
     }
 
     /** Receives reserved for backward replies (left out of the forward grant). */

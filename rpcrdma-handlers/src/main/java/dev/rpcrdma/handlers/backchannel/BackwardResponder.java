@@ -1,6 +1,7 @@
 package dev.rpcrdma.handlers.backchannel;
 
 import dev.rpcrdma.handlers.ByteFraming;
+import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderEncoder;
@@ -19,29 +20,15 @@ import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
-import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 
 import java.util.List;
 
 /**
- * The client's side of the RPC-over-RDMA backchannel, used by the requester: it serves backward calls within the
- * backward credits it grants (RFC 8167 §4.1; the client's receive queue holds that many receives more than the
- * forward direction needs, §4.3.1) and sends the callback programs' replies inline.
- * <ul>
- *   <li>A backward call with chunk lists is answered RDMA_ERROR ERR_CHUNK, as §5.3 requires of a responder that
- *       supports no chunks in the reverse direction: logged, counted, the connection stays.</li>
- *   <li>A backward call that breaks the other wire rules (rdma_xid not the RPC xid, larger than the backchannel,
- *       §4.2, §5.1), or that exceeds the backward credits (§4.1 with RFC 8166 §3.3.1; Linux's
- *       client drops the connection too, "backchannel overflow"), closes the connection: logged, counted.</li>
- *   <li>A well-formed backward call on a connection whose backchannel the upper layer has not enabled, or that has no
- *       callback service at all, is logged, counted ({@link RpcStats#backwardDrops()}) and dropped; nothing else
- *       breaks (§6).</li>
- *   <li>Replies carry the backward grant in rdma_credit (never 0, RFC 8166 §3.3.1). A reply larger than the
- *       backchannel is replaced by SYSTEM_ERR (which fits), logged and counted, and its write promise fails.</li>
- * </ul>
- * Event-loop confined (the requester's).
+ * The client's side of the RPC-over-RDMA backchannel, used by the requester: serves backward calls within the
+ * backward credits it grants (RFC 8167 §4.1) and sends their replies inline; the rules it enforces are in the
+ * package documentation. Event-loop confined (the requester's).
  */
 public final class BackwardResponder {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(BackwardResponder.class);
@@ -52,19 +39,22 @@ public final class BackwardResponder {
     private int maxMessage = BackwardMessages.maxMessageSize(InlineThresholds.DEFAULTS);
     private int outstanding;
     /** Byte framing (null: none): backward calls go up as {@code ByteBuf}s, not decoded. */
-    private ByteFraming bytes;
+    private final ByteFraming bytes;
 
-    /** Hands backward calls up as whole-message {@code ByteBuf}s (the byte framing) instead of decoded. */
-    public BackwardResponder bytes(ByteFraming framing) {
-        bytes = ObjectUtil.checkNotNull(framing, "framing");
-        return this;
+    /**
+     * A callback service made of {@code setup}: it grants {@link RpcRdmaConfig#backwardCredits()} backward credits
+     * (receives this client keeps posted for backward calls) and hands the calls up in the setup's message form.
+     */
+    public BackwardResponder(BackwardSetup setup) {
+        this.grant = setup.config.backwardCredits();
+        this.stats = setup.stats;
+        this.rpcStats = setup.rpcStats;
+        this.bytes = setup.framing;
     }
 
-    /** @param grant the backward credits this client grants (receives it keeps posted for backward calls) */
-    public BackwardResponder(int grant, RpcRdmaStats stats, RpcStats rpcStats) {
-        this.grant = ObjectUtil.checkPositive(grant, "grant");
-        this.stats = ObjectUtil.checkNotNull(stats, "stats");
-        this.rpcStats = ObjectUtil.checkNotNull(rpcStats, "rpcStats");
+    /** The byte framing backward calls go up in, or null: decoded RPC messages. */
+    public ByteFraming framing() {
+        return bytes;
     }
 
     /** The backward credits granted. */

@@ -37,6 +37,11 @@ public final class RequesterSetup {
         this.thresholds = thresholds;
         this.callbacks = callbacks;
         this.framing = framing;
+        if (framing != null && callbacks != null && callbacks.framing() != framing) {
+            throw new IllegalArgumentException("the callback service hands backward calls up in another form ("
+                    + callbacks.framing() + ") than the requester (" + framing + "): make it with "
+                    + "BackwardSetup.withFraming(framing)");
+        }
     }
 
     /**
@@ -72,7 +77,8 @@ public final class RequesterSetup {
 
     /**
      * Serving backward calls (RFC 8167) through {@code callbacks} (null: none), on a connection whose
-     * {@code RpcBackchannel} is installed in the CALLBACK_SERVICE role.
+     * {@code RpcBackchannel} is installed in the CALLBACK_SERVICE role. In byte framing the service is made with the
+     * same framing ({@code BackwardSetup.withFraming}); another one is refused.
      */
     public RequesterSetup withCallbacks(BackwardResponder callbacks) {
         return new RequesterSetup(config, stats, rpcStats, connection, local, thresholds, callbacks, framing);

@@ -39,36 +39,11 @@ import java.util.ArrayDeque;
 import java.util.List;
 
 /**
- * The requester (client) side of RPC-over-RDMA Version 1 on one connection, between the RDMA channel and the
- * transport-agnostic {@code RpcClientHandler}; it reaches the transport only through the {@link RdmaConnection} it
- * was given.
- *
- * <p>Outbound: each {@link OutboundRpcMessage} call becomes a {@link RequesterCall} that waits for a credit
- * (RFC 8166 §3.3.1: never more calls outstanding than the last grant; the rest queue here, and the connection's
- * upper-layer writability is off while they do), then is reduced by {@link CallReduction}: sent whole inline
- * (RDMA_MSG); else with its DDP-eligible items moved into Read chunks at their XDR positions, without XDR pad
- * (RFC 8166 §3.4.5.2); else as a Long Call (the whole message in a position-zero Read chunk, RDMA_NOMSG). One Write
- * chunk is provisioned per expected DDP-eligible result item, in order ({@code RpcCall.replyDdpItems()}, RFC 8166
- * §4.3.2.1; an item hinted 0 gets an empty Write chunk so it comes back inline, RFC 8166 §4.3.2.3), and a Reply
- * chunk when the reply may exceed the server-to-client threshold ({@code RpcCall.maxReplySize()}); both may be
- * present together. The call's memory is exposed per {@link CallExposure}.
- *
- * <p>A call's write promise completes as any Netty write does: when its Send is written (posted), or failed when
- * the call could not be built or sent (its credit and exposure are then given back). The RPC's outcome travels
- * upwards: its reply as an {@link InboundRpcMessage}; an RDMA_ERROR answer (RFC 8166 §4.5) once, as an
- * {@link RpcCallFailedEvent} carrying an {@link RpcRdmaErrorException}, with which {@code RpcClient} fails the call.
- * A call the RPC layer gave up on (timeout) keeps its credit and its exposure until its reply or RDMA_ERROR arrives,
- * or the connection closes: the responder may still use its chunks.
- *
- * <p>Inbound: replies whose transport header is malformed or does not fit what the call provided (a Read list, more
- * Write chunks, longer segments, foreign handles, xid mismatch) are silently discarded, logged and counted
- * (RFC 8166 §4.5). A Send With Invalidate of the RPC's only key is recognised and that key not invalidated again;
- * everything else the RPC exposed is invalidated before its buffers are used.
- *
- * <p>Event-loop confined; not sharable. Calls sent are kept in one primitive-keyed table by xid. Per call nothing is
- * allocated in steady state: call objects come from a free list bounded by {@code maxRequests} and go back only
- * when nothing can reach them ({@link RequesterCall}), and a plain RDMA_MSG reply (RFC 8166 §4.1) is read in place
- * without a header object; any other reply goes through {@link RpcRdmaHeaderDecoder} as before.
+ * The requester (client) side of RPC-over-RDMA Version 1 on one connection, between the RDMA channel and
+ * {@code RpcClientHandler}: credits, chunk reduction, reply checks (RFC 8166). A call's write promise completes when
+ * its Send is posted; its reply goes up as an {@link InboundRpcMessage}, an RDMA_ERROR answer as an
+ * {@link RpcCallFailedEvent} carrying an {@link RpcRdmaErrorException}. Event-loop confined; the design is in the
+ * package documentation.
  */
 public final class RpcRdmaRequester extends RdmaReceiveHandler {
 
@@ -128,9 +103,6 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
             this.form = new RequesterMessages(rpcStats);
         } else {
             this.form = new RequesterBytes(setup.framing, stats, callbacks);
-            if (callbacks != null) {
-                callbacks.bytes(setup.framing);
-            }
         }
     }
 

@@ -34,6 +34,11 @@ public final class ResponderSetup {
         this.connection = connection;
         this.backward = backward;
         this.framing = framing;
+        if (framing != null && backward != null && backward.framing() != framing) {
+            throw new IllegalArgumentException("the backward caller hands backward replies up in another form ("
+                    + backward.framing() + ") than the responder (" + framing + "): make it with "
+                    + "BackwardSetup.withFraming(framing)");
+        }
     }
 
     /**
@@ -56,7 +61,8 @@ public final class ResponderSetup {
 
     /**
      * Making backward calls (RFC 8167) through {@code backward} (null: none), on a connection whose
-     * {@code RpcBackchannel} is installed in the CALLER role.
+     * {@code RpcBackchannel} is installed in the CALLER role. In byte framing the caller is made with the same
+     * framing ({@code BackwardSetup.withFraming}); another one is refused.
      */
     public ResponderSetup withBackward(BackwardRequester backward) {
         return new ResponderSetup(config, thresholds, stats, rpcStats, connection, backward, framing);

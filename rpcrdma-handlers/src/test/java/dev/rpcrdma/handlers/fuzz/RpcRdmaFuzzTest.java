@@ -9,6 +9,7 @@ import dev.rpcrdma.handlers.RdmaReceiveHandler;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.handlers.backchannel.BackwardResponder;
+import dev.rpcrdma.handlers.backchannel.BackwardSetup;
 import dev.rpcrdma.handlers.header.RdmaSegment;
 import dev.rpcrdma.handlers.header.ReadSegment;
 import dev.rpcrdma.handlers.header.RpcRdmaHeader;
@@ -350,7 +351,8 @@ class RpcRdmaFuzzTest {
         RpcRdmaStats stats = new RpcRdmaStats();
         RpcStats rpcStats = new RpcStats();
         Watch watch = new Watch();
-        BackwardResponder service = new BackwardResponder(2, stats, rpcStats);
+        BackwardResponder service = new BackwardResponder(BackwardSetup.of(config().withBackwardCredits(2), stats,
+                rpcStats));
         RpcDispatcher callbacks = new RpcDispatcher(new RpcProgramRegistry().registerNull(CB_PROG, 1)
                 .register(CB_PROG, 1, 1, (call, args) -> call.replySuccess()), rpcStats);
         EmbeddedChannel ch = new EmbeddedChannel();
