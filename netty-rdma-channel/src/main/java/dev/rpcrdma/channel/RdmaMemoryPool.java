@@ -17,28 +17,12 @@ import java.util.Iterator;
 import java.util.List;
 
 /**
- * Registered memory for chunks: slabs registered once on a protection domain with {@code LOCAL_WRITE | MW_BIND}
- * only (the regions grant nothing remotely: a peer reaches pool memory only through a memory window bound over one
- * piece), carved into {@link ByteBuf}s by {@link #allocator()}. This is the user-space counterpart of the
- * pre-registered buffers Linux's xprtrdma and svcrdma use for chunks, so the RPC path never calls
- * {@code ibv_reg_mr}.
- *
- * <p>Pieces come in power-of-two size classes from {@value #MIN_PIECE} bytes; each slab
- * ({@link RdmaChannelOption#MEMORY_POOL_SLAB_SIZE}) serves one class, a class larger than the slab size gets a slab
- * of its own size. Freed pieces go back to their class's free list; the pool grows by whole slabs until
- * {@link RdmaChannelOption#MEMORY_POOL_MAX_BYTES} are registered, then {@link #tryAllocate} returns {@code null}
- * (the caller waits with {@link #whenAvailable}) after giving back slabs of other classes that are wholly free.
- * A piece's capacity and max capacity are the piece size: it never reallocates into unregistered memory.
- *
- * <p>Ownership: a piece is the caller's until it releases the buffer (from any thread); releasing it while a work
- * request or a bound window still uses it is the caller's bug, as for any registered memory. The slabs are
- * deregistered when the connection's memory is destroyed (after its queue pair, before its protection domain);
- * a slab's memory is freed when that has happened and all its pieces are back, so a piece still held by the
- * application after close stays readable. {@link #registeredBytes()} and {@link #usedBytes()} are the accounting
- * (tests check that {@code usedBytes()} returns to 0).
- *
- * <p>Thread safety: allocation and release may come from any thread (guarded by this object's lock);
- * {@link #whenAvailable} tasks run on the connection's event loop.
+ * Registered memory for chunks, as xprtrdma's and svcrdma's pre-registered buffers: slabs registered once with
+ * {@code LOCAL_WRITE | MW_BIND} only (a peer reaches a piece only through a window bound over it), carved into
+ * power-of-two {@link ByteBuf} pieces that never reallocate. At {@link RdmaChannelOption#MEMORY_POOL_MAX_BYTES}
+ * {@link #tryAllocate} returns {@code null} and {@link #whenAvailable} waits. A piece is the caller's until it
+ * releases it (any thread); a piece held after close stays readable. The module README ("Registered memory pool")
+ * has the details.
  */
 public final class RdmaMemoryPool {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaMemoryPool.class);

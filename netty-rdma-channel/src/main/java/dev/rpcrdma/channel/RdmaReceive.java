@@ -8,31 +8,16 @@ import io.netty.util.internal.ObjectUtil;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
- * One received Send, fired down the pipeline of an {@link RdmaChannel}. {@link #content()} holds exactly the
- * {@code byte_len} received bytes: normally the registered receive buffer they landed in, lent to the pipeline
- * without a copy until released (a spare buffer was posted in its place); when the pipeline already holds
- * {@link RdmaChannelOption#RECEIVE_SPARE_BUFFERS} receives, a copy in a buffer from the channel's allocator. Its
- * capacity is at most the receive buffer size and cannot grow; to keep bytes for long, copy them, or the channel
- * falls back to copying once its spare buffers are all held.
- *
- * <h2>Ownership</h2>
- * The handler that consumes a receive releases it: {@link #release()} releases the content and ends the receive.
- * A receive has its own reference count, moved together with its content's by {@link #retain()} and
- * {@link #release()}; once it reaches 0 the receive is dead and {@link #content()} throws, as does a further
- * {@code release()} (a double release fails loudly with {@link IllegalReferenceCountException}, as Netty's
- * reference-counted objects do).
- *
- * <p>The receives an {@link RdmaChannel} fires are pooled by its event loop: the release that ends one on the loop
- * thread returns it to the loop's free holders, so a receive path in steady state allocates no holder (one ended on
- * another thread is left to the garbage collector). A handler must therefore not touch
- * a receive after releasing it. To forward the bytes, take a reference to the content and release the receive:
+ * One received Send, fired down the pipeline of an {@link RdmaChannel}: {@link #content()} holds the received bytes,
+ * the registered receive buffer itself (lent without a copy) or, when the pipeline holds
+ * {@link RdmaChannelOption#RECEIVE_SPARE_BUFFERS} receives, a copy. The handler that consumes it releases it
+ * ({@link #release()} releases the content too; a double release throws {@link IllegalReferenceCountException}).
+ * Receives are pooled by the event loop, so never touch one after releasing it; to forward the bytes:
  * <pre>{@code
  * RdmaReceive r = (RdmaReceive) msg;
  * ctx.write(r.content().retain());
  * r.release();
  * }</pre>
- * (Writing {@code r.content()} without releasing {@code r} is still correct — the content's reference moves to the
- * write — but that receive never returns to the pool.) Receives created with the public constructor are not pooled.
  */
 public final class RdmaReceive implements ByteBufHolder {
     private static final AtomicIntegerFieldUpdater<RdmaReceive> REFS =

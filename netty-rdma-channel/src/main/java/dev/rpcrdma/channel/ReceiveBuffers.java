@@ -10,28 +10,10 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
- * The receive buffers of one connection: one slab of {@code queueSize + spare} slots of {@code receiveBufferSize}
- * bytes, registered once (by {@link RdmaEndpoint}). At any time a slot is <em>posted</em> (owned by the device),
- * <em>held</em> (its receive completed, waiting for a read), <em>lent</em> (fired down the pipeline in place),
- * <em>pending</em> (to be reposted with the next batch) or <em>free</em>. The {@code queueSize} first slots are
- * posted at first and the {@code spare} ones are free.
- *
- * <h2>Zero-copy receive</h2>
- * When a receive is delivered and a slot is free, the free slot is reposted in its stead and the completed slot is
- * lent to the pipeline as the receive's content: no copy, no allocation (its {@link ByteBuf} object is made once per
- * slot and reused). Releasing that buffer gives the slot back to the free list, from any thread. When no slot is free
- * (the pipeline holds {@code spare} receives), the bytes are copied into a buffer from the channel's allocator and
- * the completed slot itself is reposted. Either way the number of posted receives does not depend on how long
- * handlers keep buffers, so a pipeline that keeps receives does not make the peer meet RNR, and the credit logic
- * ({@link RdmaChannel#postedReceives()}) sees the receive queue depth. (Reposts go out in batches:
- * {@link RdmaEndpoint#repost}.)
- *
- * <h2>Safety</h2>
- * A lent slot is never posted until its buffer is released, and a slot is posted only from the free list, so the
- * device never writes into bytes a handler still reads. The slab is freed when the channel has closed (its memory
- * region deregistered after every receive flushed) <em>and</em> every lent buffer came back, whichever is last. Lent
- * buffers are tracked by Netty's ByteBuf leak detector like allocator buffers (the channel keeps no reference to a
- * lent slot, so a leaked one is collected and reported).
+ * The receive buffers of one connection: one slab of {@code queueSize + spare} slots, registered once, each slot
+ * <em>posted</em>, <em>held</em>, <em>lent</em> (fired down the pipeline in place), <em>pending</em> a repost or
+ * <em>free</em>. A completed slot is lent while a free one can be posted in its stead, else copied; a lent slot is
+ * posted again only after its release. The module README ("Ownership", received Sends) has the rules.
  */
 final class ReceiveBuffers {
     private final ByteBufAllocator alloc;

@@ -11,26 +11,9 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.io.IOException;
 
 /**
- * One shared receive queue of a {@link EventLoopDevice} ({@link RdmaChannelOption#SHARED_RECEIVE_QUEUE_DEPTH} on a
- * server): the accepted connections of the loop on that device with one receive buffer size share its receives and
- * one registered receive slab ({@link ReceiveBuffers}: {@code depth + batch - 1 + spare} buffers), instead of a receive
- * queue and slab each. A Send consumes the next posted receive whichever of the queue pairs it arrives on; the
- * completion (on this queue's own CQ, sized for every receive it holds) names the queue pair, and the loop routes it
- * to that channel ({@link ReceiveQueue}), which lends or copies the buffer as usual and reposts here (in batches, as
- * a connection's own receive queue). So the receive memory of an idle connection is its share of one slab.
- *
- * <h2>Credits</h2>
- * What one connection may grant ({@link RdmaChannel#postedReceives()}, RFC 8166 §3.3) is its fair share:
- * {@code max(1, min(RECEIVE_QUEUE_DEPTH, depth / connections))}. The queue is replenished as receives are consumed,
- * but the shares are a promise on average only: when connections together send more than the queue holds, a Send
- * meets RNR and the peer retries (forever with the default {@link RdmaChannelOption#RNR_RETRY_COUNT} 7) until a
- * receive is reposted: back-pressure, as the Linux server (svcrdma) has with its shared receive queue.
- *
- * <h2>Ownership</h2>
- * A queue pair moved to error does not flush shared receives: closing a channel waits for its send queue only. A
- * receive that completes after its channel is gone is reposted. The queue, the slab's registration and the slab
- * (once every lent buffer is back) go with the loop device, after every queue pair using the queue is destroyed:
- * destroying the queue discards what is posted, after which the device owns none of the slab. Event-loop confined.
+ * One shared receive queue of an {@link EventLoopDevice} and its receive slab ({@link ReceiveBuffers}), shared by
+ * the accepted connections of the loop with one receive buffer size; each completion is routed to its channel by
+ * queue pair. The module README ("Shared receive queue") has the credits and ownership rules. Event-loop confined.
  */
 final class SharedReceives {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(SharedReceives.class);

@@ -5,34 +5,29 @@ import io.netty.util.AttributeKey;
 import io.netty.util.internal.ObjectUtil;
 
 /**
- * Backward-direction RPC on one connection (bi-directional RPC: the server calls the client back on the
- * connection the client made, as NFSv4.1 does for its callback channel, RFC 5661 §2.10.3.1; over RPC-over-RDMA
- * RFC 8167). Installed on a connection by a transport's initializer
- * that was asked for it, in one of two roles:
- * <ul>
- *   <li>{@link Role#CALLBACK_SERVICE}, on a client connection: backward calls are dispatched to the callback
- *       programs registered on the initializer, once the client's upper layer {@link #enable() enabled} the
- *       backchannel on this connection (before, they are logged, counted as {@link RpcStats#backwardDrops()} and
- *       dropped: the peer may not call back before it was told it may, RFC 8167 §6);</li>
- *   <li>{@link Role#CALLER}, on a server connection: a procedure's
- *       {@link dev.rpcrdma.oncrpc.server.RpcCallContext#callback()} calls the client back with the ordinary
- *       client API; a call made before the upper layer {@link #enable() enabled} the backchannel (when the client
- *       signalled it, e.g. NFSv4.1 CREATE_SESSION with CONN_BACK_CHAN or BIND_CONN_TO_SESSION) fails with
- *       {@link dev.rpcrdma.oncrpc.client.RpcBackchannelException} and nothing is sent.</li>
- * </ul>
- * {@link #maxMessageSize()} is the largest backward RPC message (call or reply) the transport carries on this
- * connection: over RPC-over-RDMA backward messages are inline only, so it is min(inline send, inline receive,
- * 4096) - 28 (the transport header), what NFSv4.1 puts in CREATE_SESSION's back-channel attributes; over TCP the
- * record size limit. Thread-safe: read and enabled from any thread.
+ * Backward-direction RPC on one connection: the server calls the client back on the connection the client made, as
+ * NFSv4.1 does (RFC 5661 §2.10.3.1; over RPC-over-RDMA RFC 8167). A transport's initializer installs it in one of
+ * two {@link Role}s; nothing crosses until the upper layer {@link #enable() enables} it (RFC 8167 §6).
+ * Thread-safe: read and enabled from any thread.
  */
 public final class RpcBackchannel {
     private static final AttributeKey<RpcBackchannel> KEY = AttributeKey.valueOf(RpcBackchannel.class, "backchannel");
 
     /** Which end of the backchannel this connection is. */
     public enum Role {
-        /** A client connection that serves backward calls (callbacks). */
+        /**
+         * A client connection that serves backward calls: they are dispatched to the callback programs registered on
+         * the initializer once the backchannel is enabled; before, they are logged, counted as
+         * {@link RpcStats#backwardDrops()} and dropped (the peer may not call back before it was told it may).
+         */
         CALLBACK_SERVICE,
-        /** A server connection that makes backward calls. */
+        /**
+         * A server connection that makes backward calls: a procedure's
+         * {@link dev.rpcrdma.oncrpc.server.RpcCallContext#callback()} calls the client back with the ordinary client
+         * API; a call made before the backchannel is enabled (when the client signalled it, e.g. NFSv4.1
+         * CREATE_SESSION with CONN_BACK_CHAN or BIND_CONN_TO_SESSION) fails with
+         * {@link dev.rpcrdma.oncrpc.client.RpcBackchannelException} and nothing is sent.
+         */
         CALLER
     }
 
@@ -102,7 +97,11 @@ public final class RpcBackchannel {
         return this;
     }
 
-    /** The largest backward RPC message (call or reply, transport header excluded) this connection carries. */
+    /**
+     * The largest backward RPC message (call or reply, transport header excluded) this connection carries: over
+     * RPC-over-RDMA, where backward messages are inline only, min(inline send, inline receive, 4096) - 28, what
+     * NFSv4.1 puts in CREATE_SESSION's back-channel attributes; over TCP the record size limit.
+     */
     public int maxMessageSize() {
         return maxMessageSize;
     }

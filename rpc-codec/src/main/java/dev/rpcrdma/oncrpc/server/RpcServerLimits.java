@@ -5,27 +5,19 @@ import io.netty.util.internal.ObjectUtil;
 import java.time.Duration;
 
 /**
- * The limits a server puts on its clients, applied by the server initializers of both transports
- * ({@code TcpRpcServerInitializer}, {@code RpcRdmaServerInitializer}) through one {@link RpcServerGuard} per
- * initializer. Immutable; the defaults ({@link #DEFAULT}) are safe for an exposed server:
- * <ul>
- *   <li>{@link #maxConnections()} (1024): a connection beyond it is closed at once (logged, counted in
- *       {@link RpcServerGuard#refusedConnections()}).</li>
- *   <li>{@link #maxCallsInFlight()} (128) per connection over a byte stream: beyond it the connection stops reading
- *       (calls already decoded wait in order) until replies go out. Over RPC-over-RDMA the credit grant bounds the
- *       calls in flight instead (RFC 8166 §3.3: at most {@code RpcRdmaConfig.maxGrant()}, and a peer exceeding it
- *       is refused by the responder), so this limit is not applied there.</li>
- *   <li>{@link #idleTimeout()} (5 minutes): a connection with no read nor write for that long and no call in
- *       progress is closed (logged, counted in {@link RpcServerGuard#idleConnectionsClosed()}), found idle at most
- *       an eighth of the time later (reads and writes are counted, not stamped with the clock); zero disables it.</li>
- * </ul>
- * The largest message is the transport's own limit: {@code TcpRpcConfig.maxRecordSize()} (RFC 5531 §11, 1 MiB by
- * default: a larger record closes the connection) and {@code RpcRdmaConfig.maxMessageSize()} (a chunk total beyond
- * it is answered with ERR_CHUNK, RFC 8166 §4.5.2).
+ * The limits a server puts on its clients, applied by the server initializers of both transports through one
+ * {@link RpcServerGuard} per initializer. Immutable; the defaults ({@link #DEFAULT}) are safe for an exposed server.
+ * The largest message is the transport's own limit ({@code TcpRpcConfig.maxRecordSize()},
+ * {@code RpcRdmaConfig.maxMessageSize()}).
  *
- * @param maxConnections   connections accepted at once by one initializer
- * @param maxCallsInFlight calls dispatched and not yet answered on one byte-stream connection
- * @param idleTimeout      how long a connection may stay idle; {@link Duration#ZERO} for ever
+ * @param maxConnections   connections accepted at once by one initializer (1024); one beyond is closed at once,
+ *                         logged and counted in {@link RpcServerGuard#refusedConnections()}
+ * @param maxCallsInFlight calls dispatched and not yet answered on one byte-stream connection (128); beyond it the
+ *                         connection stops reading until replies go out. Over RPC-over-RDMA the credit grant bounds
+ *                         the calls in flight instead (RFC 8166 §3.3), so this limit is not applied there
+ * @param idleTimeout      how long a connection with no read, no write and no call in progress may stay (5
+ *                         minutes; {@link Duration#ZERO} for ever); it is then closed, logged and counted in
+ *                         {@link RpcServerGuard#idleConnectionsClosed()}, found idle at most an eighth later
  */
 public record RpcServerLimits(int maxConnections, int maxCallsInFlight, Duration idleTimeout) {
 

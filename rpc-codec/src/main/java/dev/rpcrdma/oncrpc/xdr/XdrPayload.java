@@ -18,29 +18,11 @@ import java.util.Objects;
 import java.util.Queue;
 
 /**
- * An outbound XDR stream as an ordered sequence of plain XDR segments and DDP-eligible opaque items
- * (RFC 8166 §3.4).
- *
- * <p>The layout is always {@code segment[0] item[0] segment[1] item[1] ... segment[n]}: the length word of
- * {@code item[i]} is the last four bytes of {@code segment[i]}, and {@code segment[i+1]} starts with whatever
- * follows the item's pad. Hence:
- * <ul>
- *   <li>{@link #writeInline(ByteBuf)} (TCP, or an RDMA message that fits inline) writes every segment, each
- *       item's data and its pad: the ordinary XDR encoding;</li>
- *   <li>{@link #writeReduced(ByteBuf)} (RPC-over-RDMA "chunk reduction", RFC 8166 §3.4.5) writes only the
- *       segments: the length words stay, the data and pad of every item are left out (§3.4.6); each item then
- *       travels in a chunk whose XDR position is {@link DdpItem#position()}.</li>
- * </ul>
- *
- * <p>Build a payload with {@link #newPayload(ByteBufAllocator)}: write plain items through {@link #writer()}
- * and DDP-eligible opaques with {@link #writeDdpOpaque(ByteBuf)} (zero-copy: the payload takes ownership of the
- * buffer). Appending after the payload was handed to a transport is not allowed.
- *
- * <p>Ownership: reference-counted. The payload owns its segments and item buffers and releases them when its
- * count reaches zero. Whoever is handed a payload (a transport, {@code OutboundRpcMessage}) releases it.
- * Not thread-safe while being built. Payloads come from a per-thread pool (the allocation-free RPC path) and go
- * back to it at the last release: like a pooled buffer, a payload, its {@link #writer()} and its
- * {@link #ddpItems()} must not be used after that.
+ * An outbound XDR stream as {@code segment[0] item[0] segment[1] ... segment[n]}: plain XDR segments and
+ * DDP-eligible opaque items (RFC 8166 §3.4), each item's length word the last four bytes of the segment before it.
+ * Written whole ({@link #writeInline}) or reduced, without the items' data and pad ({@link #writeReduced}).
+ * Reference-counted: whoever is handed a payload releases it, and a payload (with its {@link #writer()} and
+ * {@link #ddpItems()}) goes back to a per-thread pool at its last release, so never use it after. Not thread-safe.
  */
 public final class XdrPayload extends AbstractReferenceCounted {
 
@@ -233,7 +215,8 @@ public final class XdrPayload extends AbstractReferenceCounted {
 
     /**
      * Appends a DDP-eligible variable-length opaque (RFC 8166 §3.4.1): its length word goes into the current
-     * segment; its data becomes an item and is not copied. Takes ownership of {@code data} (its readable bytes).
+     * segment; its data becomes an item and is not copied. Takes ownership of {@code data} (its readable bytes). Not
+     * allowed once the payload was handed to a transport.
      */
     public XdrPayload writeDdpOpaque(ByteBuf data) {
         ObjectUtil.checkNotNull(data, "data");
@@ -314,7 +297,11 @@ public final class XdrPayload extends AbstractReferenceCounted {
         }
     }
 
-    /** Writes the reduced stream (RFC 8166 §3.4.5): everything except each item's data and pad. */
+    /**
+     * Writes the reduced stream (RPC-over-RDMA chunk reduction, RFC 8166 §3.4.5): every segment, so the items' length
+     * words stay, but not the data and pad of any item (§3.4.6); each item travels in a chunk at its
+     * {@link DdpItem#position()}.
+     */
     public void writeReduced(ByteBuf out) {
         for (int i = 0; i < segments.size(); i++) {
             ByteBuf s = segments.get(i);

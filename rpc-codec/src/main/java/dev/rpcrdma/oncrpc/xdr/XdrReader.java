@@ -8,25 +8,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.Deque;
 
 /**
- * Reads XDR (RFC 4506) items from a {@link ByteBuf}.
- *
- * <p>Every variable-length item takes a maximum from the caller. The declared length is checked against that
- * maximum AND against the bytes that remain BEFORE anything is allocated or sliced (the CVE-2017-8779
- * "rpcbomb" class: never size an allocation by an untrusted length). Every failure is an {@link XdrException}.
- *
- * <p>Besides the inline stream the reader may hold <em>placed data</em>: the data of DDP-eligible opaque items
- * that an RDMA transport already received out of band (RFC 8166 §3.4: Write chunks in a reply, or Read chunks
- * of a call that the responder pulled). Such an item's length word stays in the inline stream while its data
- * bytes and pad do not; {@link #readDdpOpaque(int)} takes the next placed buffer instead of inline bytes. The
- * plain opaque reads ({@link #readOpaque(int)}, {@link #readOpaqueSlice(int)}, {@link #skipOpaque(int)}) take it
- * too when its length is the one declared, so code written for TCP reads an RDMA reply unchanged; only an earlier,
- * not DDP-eligible opaque of exactly the placed item's length would be mistaken for it, which
- * {@link #readDdpOpaque(int)} (strictly positional) never does. Over TCP no data is placed and every item is
- * inline.
- *
- * <p>Ownership: the reader does not own the inline buffer nor the placed buffers; whoever created it (usually an
- * {@code InboundRpcMessage}) releases them. Buffers the reader <em>returns</em> are the caller's to release.
- * A reader is not thread-safe.
+ * Reads XDR (RFC 4506) items from a {@link ByteBuf}. Every variable-length item's declared length is checked against
+ * the caller's maximum and the bytes that remain before anything is allocated or sliced (the CVE-2017-8779
+ * "rpcbomb" class); every failure is an {@link XdrException}. Over RDMA the data of DDP-eligible items may have been
+ * placed out of band ({@link #readDdpOpaque(int)}). The reader owns neither the inline nor the placed buffers;
+ * buffers it returns are the caller's to release. Not thread-safe.
  */
 public final class XdrReader {
 
@@ -193,7 +179,7 @@ public final class XdrReader {
     /**
      * RFC 4506 §4.10 variable-length opaque of at most {@code max} bytes, copied (use for small items). A
      * zero-length opaque returns one shared empty array. Reads a DDP-eligible item that was placed out of band too
-     * (see {@link #readDdpOpaque(int)} and the class comment): code reads a result the same way whatever carried it.
+     * (see {@link #readDdpOpaque(int)}): code reads a result the same way whatever carried it.
      */
     public byte[] readOpaque(int max) throws XdrException {
         int length = readOpaqueLength(max);
@@ -318,6 +304,11 @@ public final class XdrReader {
      * §4.3.2.1): an RDMA transport passes one slot per returned Write chunk, in Write list order, empty for a chunk
      * returned empty or unused (zero length: RFC 8166 §3.4.6, §4.3.2.2, §4.3.2.3), so the item that chunk stood for
      * is read inline and the following items still meet their own chunks.
+     *
+     * <p>The plain opaque reads ({@link #readOpaque(int)}, {@link #readOpaqueSlice(int)}, {@link #skipOpaque(int)})
+     * take the next placed buffer too when its length is the one declared, so code written for TCP reads an RDMA reply
+     * unchanged; only an earlier, not DDP-eligible opaque of exactly the placed item's length would be mistaken for
+     * it, which this method (strictly positional) never does. Over TCP nothing is placed.
      */
     public ByteBuf readDdpOpaque(int max) throws XdrException {
         ByteBuf data = placed == null ? null : placed.peekFirst();
