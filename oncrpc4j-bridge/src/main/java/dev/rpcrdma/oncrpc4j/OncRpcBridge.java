@@ -18,22 +18,12 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 
 /**
- * Serves dCache oncrpc4j programs (the {@code Map<OncRpcProgram, RpcDispatchable>} that
- * {@code OncRpcSvcBuilder.withRpcService} takes; nfs4j's NFSv4.1 server is one) on Netty channels: over
- * RPC-over-RDMA through {@link RpcRdmaFraming}'s byte framing (with the RFC 8167 backchannel, so
- * {@code call.getTransport().getPeerTransport()} calls the client back on the same RDMA connection, as nfs4j's
- * {@code ClientCB} does for CB_COMPOUND), or over TCP with record marking (RFC 5531 §11). The same initializers
- * on a client channel give an {@link RpcTransport} for oncrpc4j's own client calls ({@code new RpcCall(prog, vers,
- * auth, transport).call(...)}) that also serves the programs for calls from the server.
- * <pre>
- *   RDMA: RdmaChannel -> RPC-over-RDMA byte framing -> oncrpc4j dispatch (RpcCall.accept, then the program)
- *   TCP:  SocketChannel -> record marking           -> oncrpc4j dispatch
- * </pre>
- * Where programs run is oncrpc4j's own choice of I/O strategy: {@link #of(Map)} runs them on the connection's event
- * loop as they arrive ({@link IoStrategy#SAME_THREAD}, oncrpc4j's default: no thread hand-off per call, for programs
- * that never block), {@link #of(Map, ExecutorService)} hands each call to the executor
- * ({@link IoStrategy#WORKER_THREAD}: for programs that block, e.g. on disk or on a callback to the client; the caller
- * owns the executor and shuts it down). Immutable.
+ * Serves dCache oncrpc4j programs (what {@code OncRpcSvcBuilder.withRpcService} takes; nfs4j's NFSv4.1 server is
+ * one) on Netty channels: over RPC-over-RDMA through {@link RpcRdmaFraming}'s byte framing, with the RFC 8167
+ * backchannel behind {@code getPeerTransport()}, or over TCP with record marking. On a client channel the same
+ * initializers give an {@link RpcTransport} for oncrpc4j's own calls. {@link #of(Map)} runs the programs on the
+ * event loop ({@link IoStrategy#SAME_THREAD}), {@link #of(Map, ExecutorService)} on the caller's executor
+ * ({@link IoStrategy#WORKER_THREAD}, for programs that block). Immutable.
  */
 public final class OncRpcBridge {
 
@@ -62,7 +52,7 @@ public final class OncRpcBridge {
     /**
      * A bridge serving {@code programs} (none, for a client that only calls) on {@code executor}, over RDMA with
      * {@link RpcRdmaConfig#DEFAULT} and the backchannel: each call is handed to the executor
-     * ({@link IoStrategy#WORKER_THREAD}), so a program may block.
+     * ({@link IoStrategy#WORKER_THREAD}), so a program may block. The caller owns the executor and shuts it down.
      */
     public static OncRpcBridge of(Map<OncRpcProgram, RpcDispatchable> programs, ExecutorService executor) {
         return new OncRpcBridge(programs, ObjectUtil.checkNotNull(executor, "executor"),

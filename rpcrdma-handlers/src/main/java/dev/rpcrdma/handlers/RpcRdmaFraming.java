@@ -27,22 +27,12 @@ import java.util.function.Consumer;
 
 /**
  * RPC-over-RDMA as a framing, the counterpart of TCP's record marking (RFC 5531 §11) for a pipeline built for TCP:
- * an existing ONC RPC server or client keeps its own codec and handlers, which read and write {@code ByteBuf}s each
- * holding one whole RPC message, and swaps only its framing handler for {@link #responder(Channel)} (server) or
- * {@link #requester(Channel)} (client). Everything RPC-over-RDMA Version 1 does happens below it as for this
- * project's own API: credits (RFC 8166 §3.3), chunks (Read chunks spliced in, Long Calls, Reply chunks, Write chunks
- * through the {@link UpperLayerBinding}, RFC 8166 §3.4, RFC 8267), RDMA_ERROR for bad input (§4.5), RFC 8797
- * negotiation and remote invalidation, the registered memory pool, and the backchannel (RFC 8167) when enabled.
- * <pre>
- *   TCP:  channel -> record-mark framing  -> the stack's parser -> program -> response stage (adds a record mark)
- *   RDMA: channel -> {@link #responder}  -> the stack's parser -> program -> response stage
- * </pre>
- * Inbound, the handler fires one {@code ByteBuf} per RPC message at reader index 0 (the receiver releases it; it
- * may be a slice of a receive buffer, so keep no view of it after releasing). Outbound it takes one {@code ByteBuf}
- * per message, with record marks when {@link ByteFraming#withRecordMarks(boolean)} says so, written anywhere in the
- * pipeline. {@code Channel.remoteAddress()} is the peer's {@code InetSocketAddress}, as over TCP.
- *
- * <p>Immutable; one instance serves any number of channels.
+ * an existing ONC RPC stack keeps its codec and handlers, which read and write one whole RPC message per
+ * {@code ByteBuf}, and swaps only its framing handler for {@link #responder(Channel)} or {@link #requester(Channel)};
+ * credits, chunks (through the {@link UpperLayerBinding}), RDMA_ERROR, RFC 8797 negotiation and the backchannel
+ * happen below it. Inbound messages may be slices of receive buffers (keep no view after releasing); outbound ones
+ * carry record marks when {@link ByteFraming#withRecordMarks(boolean)} says so. Immutable; serves any number of
+ * channels.
  */
 public final class RpcRdmaFraming {
 

@@ -27,26 +27,14 @@ import io.netty.util.internal.logging.InternalLoggerFactory;
 import java.time.Duration;
 
 /**
- * Pipeline of an ONC RPC server connection over RPC-over-RDMA Version 1: the drop-in counterpart of rpc-codec's
- * {@code TcpRpcServerInitializer}, with the same {@link RpcDispatcher}.
+ * Pipeline of an ONC RPC server connection over RPC-over-RDMA Version 1, the drop-in counterpart of rpc-codec's
+ * {@code TcpRpcServerInitializer} with the same {@link RpcDispatcher}:
  * <pre>
  *   RdmaChannel -> RpcRdmaResponder -> RpcDispatcher (-> RpcClientHandler: backward calls, {@link #withBackchannel})
  * </pre>
- * On each accepted {@link RdmaChannel} it reads the client's RFC 8797 private data (defaults when absent or
- * unrecognisable), sets its own as the accept reply's private data (R bit, send and receive sizes capped by the
- * channel's real {@link RdmaChannelOption#MAX_SEND_SIZE} and {@link RdmaChannelOption#RECEIVE_BUFFER_SIZE}) and
- * negotiates the inline thresholds (RFC 8797 §4.2). The responder reaches the channel only as the
- * {@link RdmaConnection} handed to it here.
- *
- * <p>An accepted channel creates its queue pair and posts its receives when it accepts, after this initializer ran,
- * so each connection is sized here to what this side advertises: receive buffers of
- * {@link RpcRdmaConfig#receiveSize()} and send slots of {@link RpcRdmaConfig#sendSize()}. {@link #configure(ServerBootstrap)} is only needed to give
- * other transports' defaults the same sizes.
- *
- * <p>{@link RpcServerLimits} (the defaults, or {@link #withLimits}) bound the connections and the idle time through
- * {@link #guard()} (an idle timeout fed by the responder's own counts: no handler per call between the responder
- * and the dispatcher); the calls in flight per connection are bounded by the credit grant instead (RFC 8166 §3.3.1,
- * {@link RpcRdmaConfig#maxGrant()}), the message size by {@link RpcRdmaConfig#maxMessageSize()}.
+ * Each accepted channel is negotiated (RFC 8797 §4.2) and sized to this side's {@link RpcRdmaConfig} before it
+ * accepts (its queue pair is created then); {@link RpcServerLimits} bound its connections and idle time through
+ * {@link #guard()}, the credit grant its calls in flight (RFC 8166 §3.3.1).
  */
 @ChannelHandler.Sharable
 public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> {

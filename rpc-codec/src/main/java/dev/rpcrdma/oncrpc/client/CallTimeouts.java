@@ -10,20 +10,10 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The deadlines of one connection's pending calls, linked in deadline order (a call with the usual timeout goes to
- * the tail in O(1)) and swept by one task for all of them, never one per call. A call that completes is unlinked.
- *
- * <p>On an event loop that runs on the system clock (every real loop) deadlines are ticks of the JVM's
- * {@link TimeoutSweeper}: a call reads the current tick and jump from a field (no clock read, no system call), and this
- * connection publishes its earliest deadline to the sweeper, which asks the loop for a sweep when it has come. The
- * published deadline is only moved earlier by a call; a call answered before it leaves it stale, and the sweep it
- * brings (at most once per timeout period) publishes the next one. So the loop has no scheduled task for timeouts:
- * Netty's loop reads the clock on every iteration while it has one, and twice more before it sleeps.
- *
- * <p>On any other loop ({@code EmbeddedChannel}'s, whose clock tests move) deadlines are nanoseconds of the loop's
- * {@link Ticker} and one scheduled task is armed for the earliest, and re-armed when it fires; a completed call
- * leaves it to fire rather than cancelling it. Event loop only, except {@link #publishedDeadline} and
- * {@link #requestSweep} (the sweeper's thread).
+ * The deadlines of one connection's pending calls, linked in deadline order and swept by one task for all of them;
+ * on a real loop in ticks of the {@link TimeoutSweeper}, on any other in nanoseconds of the loop's {@link Ticker}
+ * (see the package documentation). Event loop only, except {@link #publishedDeadline} and {@link #requestSweep}
+ * (the sweeper's thread).
  */
 final class CallTimeouts implements Runnable {
 

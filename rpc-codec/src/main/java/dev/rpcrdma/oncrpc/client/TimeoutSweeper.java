@@ -12,22 +12,10 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
 /**
- * The clock of call timeouts on real event loops: one daemon thread per JVM counts ticks of {@link #TICK_NANOS}
- * while some connection has a call with a deadline, and asks a connection's event loop for a sweep
- * ({@link CallTimeouts#run()}) when the earliest deadline that connection published has come. An event loop then
- * pays nothing per call for its timeouts: no clock read (a call's deadline is a tick number, read from a field), no
- * scheduled task in the loop (Netty's loop reads the clock on every iteration while it has one, twice more before
- * it sleeps), no system call; a connection is woken for a sweep at most once per timeout period.
- *
- * <p>Ticks are counted, not read from the clock. Calls read the current tick together with the most ticks the next
- * pass may count at once (the jump, {@link #clock()}); a pass counts the ticks that passed since the last one, but
- * never more than that jump, so a call whose deadline is its tick + its timeout in ticks + the jump never times out
- * early, and a starved thread makes calls late, never early. The jump is 1/{@value #JUMP_FRACTION} of the shortest
- * timeout any call of the JVM used, between 1 tick and {@value #MAX_JUMP} ticks (1 s), and the thread sleeps that
- * many ticks between passes (less when a published deadline is nearer): with the default 30 s timeout it wakes once
- * a second, not 100 times, and a call times out at most about 1 s after its timeout; with timeouts under 160 ms it
- * ticks every 10 ms, and a call is at most about 20 ms late. The thread parks without a deadline while no
- * connection has one published, and a connection that publishes one wakes it.
+ * The clock of call timeouts on real event loops: one daemon thread per JVM counts ticks of {@link #TICK_NANOS} and
+ * asks a connection's loop for a sweep ({@link CallTimeouts#run()}) when the earliest deadline it published has
+ * come, so a loop pays no clock read, scheduled task or system call per call. The package documentation has the
+ * tick arithmetic.
  */
 final class TimeoutSweeper {
 

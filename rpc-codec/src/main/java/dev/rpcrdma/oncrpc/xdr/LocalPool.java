@@ -5,18 +5,9 @@ import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.FastThreadLocalThread;
 
 /**
- * Pooled objects per thread (messages, headers, payloads, call contexts): a small stack per thread in front of Netty's
- * {@link Recycler}. Public for this library's own packages, not an API: it may change in any release.
- *
- * <p>A message made and released on one thread (an event loop decoding a call, dispatching it and sending its
- * reply) goes back onto that thread's stack and comes off it for the next one: an array push and pop, where the
- * {@link Recycler} claims and releases a handle (its own per-thread pool, a batch, a state change per object). An
- * object released on a thread whose stack is full, e.g. one made on a worker thread and always released on an event
- * loop, is recycled through its {@link Recycler.Handle} (once: it is then out of every stack), which returns it to
- * the pool of the thread that made it, so neither pattern allocates per message. An object taken from a stack keeps
- * the handle it was claimed with: it is claimed once however often it passes through stacks, and recycled once.
- * Threads that do not clean up their {@link FastThreadLocal}s (not Netty's) keep no stack: there every object goes
- * through the {@link Recycler}, as before, so no application thread holds on to this library's objects.
+ * Pooled objects per thread (messages, headers, payloads, call contexts): a small stack per thread in front of
+ * Netty's {@link Recycler}, so an object made and released on one thread costs an array push and pop. Public for
+ * this library's own packages, not an API: it may change in any release. The package documentation has the rules.
  */
 public final class LocalPool<T> {
 

@@ -3,17 +3,10 @@ package dev.rpcrdma.handlers.credits;
 import static io.netty.util.internal.ObjectUtil.checkPositive;
 
 /**
- * Responder-side credit grants (RFC 8166 §3.3.1): the responder grants no more credits than it has Receives
- * posted for the requester's calls, adapting the grant within configured bounds to what the requester asks for.
- *
- * <p><b>A requester that exceeds its grant.</b> A call arriving while more calls are outstanding than the largest
- * grant ever issued on this connection means the peer ignores flow control: {@link #onCallReceived()} returns
- * {@link Admission#EXCEEDED_GRANT} and the connection is closed by the caller (RFC 8166 §3.3.1 leaves the reaction
- * to the implementation; without it the next call would hit an empty receive queue and fail the connection with an
- * RNR error anyway, so closing early with a clear log line is the kinder outcome). Calls that merely exceed a
- * grant that was lowered after they were sent are admitted.
- *
- * <p>Not thread-safe: used from the channel's event loop only.
+ * Responder-side credit grants (RFC 8166 §3.3.1): never more than the Receives posted for the requester's calls,
+ * adapted within configured bounds to what the requester asks for. A call arriving while more calls are outstanding
+ * than the largest grant ever issued is {@link Admission#EXCEEDED_GRANT}: the caller closes the connection, which
+ * would otherwise fail on RNR at the next call; a grant lowered after calls were sent admits them. Event-loop only.
  */
 public final class ResponderCredits {
 

@@ -5,19 +5,10 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.ResourceLeakDetector;
 
 /**
- * One connection's buffer for small Sends (a transport header and an inline message), reused from Send to Send.
- *
- * <p>The RDMA channel copies a Send's bytes when it posts it (inline into the work request, or into a registered
- * send slot) and releases the buffer then, so the buffer handed out for one Send is free again once it was posted.
- * {@link #take} returns this kept buffer, cleared and retained for the caller, whenever the keeper holds the only
- * reference to it (the last Send made from it was posted and released), and a buffer from the allocator otherwise
- * (the previous Send still waits in the outbound buffer, or some handler holds it): the allocator's
- * per-message work (a pooled buffer taken and given back per Send) is saved in the common case of one Send at a time,
- * and a buffer still referenced elsewhere is never written. With Netty's leak detection on, every Send gets its own
- * buffer from the allocator, as a kept buffer would be one tracked object living as long as the connection.
- *
- * <p>Ownership: the caller of {@link #take} owns one reference, as with the allocator's buffers; the keeper's own
- * reference goes with {@link #release()}, when the handler is done with the connection. Event-loop confined.
+ * One connection's buffer for small Sends (a transport header and an inline message), reused from Send to Send: the
+ * channel copies a Send's bytes when it posts it and releases the buffer then, so {@link #take} hands out the kept
+ * buffer whenever nobody else holds it, else (or with Netty's leak detection on) a buffer from the allocator. The
+ * caller of {@link #take} owns one reference; the keeper's goes with {@link #release()}. Event-loop confined.
  */
 public final class SendBuffer {
 

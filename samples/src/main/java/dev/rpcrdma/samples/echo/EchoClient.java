@@ -123,14 +123,10 @@ public final class EchoClient {
             String what = options.procedure == EchoOptions.Procedure.NULL ? "NULL"
                     : "ECHO of " + options.size + " B";
             long total = (long) options.warmup + options.count;
-            // The warm-up runs in rounds of at most EchoLoad.WARMUP_ROUND calls, each one started, recorded, ended
-            // and checked as the measured run is (lanes handed to the event loops from this thread, a histogram
-            // reset, the lanes' end, this thread's check): what the JIT never saw happen it compiles as a trap,
-            // and the measured run's start and the warm-up's end then threw away the compiled code of the whole
-            // loop (seen with -XX:+LogCompilation: unstable_if at the end of the calls, at the event loop's first
-            // task since its compilation, at the first flush outside a read; range_check when a fresh histogram
-            // grew), so the measured calls ran interpreted, then on code compiling under them. Taken every
-            // round, those branches are compiled in, and the measured run is one more round.
+            // The warm-up runs in rounds of at most EchoLoad.WARMUP_ROUND calls, each started, recorded, ended and
+            // checked as the measured run is: a branch the JIT never saw taken is compiled as a trap, and hitting it
+            // at the measured run's start would deoptimize the whole loop. Taken every round, those branches are
+            // compiled in, and the measured run is one more round.
             LatencyHistogram scratch = new LatencyHistogram();
             long warmed = 0;
             while (warmed < options.warmup) {

@@ -12,9 +12,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Its range is fixed, 1 ns to {@link #HIGHEST} (one hour; a longer value counts as one hour in the percentiles,
  * the maximum and the mean stay exact), so that recording never resizes it: an auto-resizing histogram grows by
- * catching the {@link ArrayIndexOutOfBoundsException} of its first values beyond its range, and a fresh one at the
- * start of a measurement made the JIT throw away the compiled recording path and every caller it was inlined into
- * (a {@code range_check} trap, seen in the echo client's compilation log at its measured phase's first call).
+ * catching the {@link ArrayIndexOutOfBoundsException} of its first values beyond its range, a JIT trap that
+ * deoptimizes the recording path and its callers.
  */
 final class LatencyHistogram {
 

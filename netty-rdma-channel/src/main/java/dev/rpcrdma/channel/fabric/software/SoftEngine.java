@@ -8,18 +8,10 @@ import java.util.PriorityQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The engine thread of a software fabric: the "NIC" that executes work requests and delivers CM events, one task
- * at a time, in submission order ({@link #execute}); {@link #schedule} runs a task after a delay (the RNR timer).
- *
- * <p>Unlike a {@code ScheduledThreadPoolExecutor} (a future, an adapter and a queue node per task), handing over a
- * task allocates nothing once the queue has grown to its working depth: queue pairs submit one preallocated
- * {@link Runnable} each, the ready queue is an {@link ArrayDeque}, and the thread sleeps in {@code Object.wait}.
- * Only delayed tasks allocate (their timer entry).
- *
- * <p>The thread (a daemon) starts with the first task and runs while the fabric has users ({@link #retain()}: the
- * event loops of {@code RdmaIoHandler}s) or work; once the last user {@linkplain #release() released} it and no
- * task or timer is left, it ends, and a later task starts a new one. A fabric used directly, without loops, has
- * its thread end whenever it runs out of work.
+ * The engine thread of a software fabric, its "NIC": executes work requests and delivers CM events one task at a
+ * time in submission order ({@link #execute}), or after a delay ({@link #schedule}, the RNR timer), allocating
+ * nothing per task but a timer entry. The daemon thread runs while the fabric has users ({@link #retain()}) or work,
+ * and a later task starts a new one.
  */
 final class SoftEngine {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(SoftEngine.class);
