@@ -5,18 +5,9 @@ import dev.rpcrdma.handlers.negotiation.RpcRdmaPrivateData;
 import io.netty.util.internal.ObjectUtil;
 
 /**
- * Settings of one side of an RPC-over-RDMA Version 1 connection. Immutable; {@code with*} methods return copies.
- *
- * <ul>
- *   <li>inline sizes: what this side advertises in its RFC 8797 private data (send and receive size, 1 KiB..256 KiB
- *       in 1 KiB steps) and sizes its receive buffers and send slots to;</li>
- *   <li>remote invalidation: the R bit (RFC 8797 §4.1);</li>
- *   <li>credits: what a requester asks for ({@code rdma_credit} of its calls) and the bounds within which a
- *       responder adapts its grant (RFC 8166 §3.3.1);</li>
- *   <li>header bounds ({@link RpcRdmaLimits}) and the largest RPC message reassembled from chunks;</li>
- *   <li>requester: the largest reply of a call that declares none ({@link #withMaxReplySize(int)}), the size of
- *       the Reply chunk such a call offers (RFC 8166 §3.5.4).</li>
- * </ul>
+ * Settings of one side of an RPC-over-RDMA Version 1 connection: inline sizes and the R bit it advertises
+ * (RFC 8797), credits, header and message bounds, the requester's largest reply, the backchannel's credits.
+ * Immutable; {@code with*} methods return copies.
  */
 public final class RpcRdmaConfig {
 

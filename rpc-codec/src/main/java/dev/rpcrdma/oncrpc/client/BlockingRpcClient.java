@@ -19,21 +19,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A synchronous ONC RPC client whose connection's I/O runs on the calling thread: the connection lives on a Netty
- * {@link ManualIoEventLoop} owned by the thread that connected it, and each {@link #call} writes the call and then
- * drives that loop (blocking in the transport's wait, e.g. {@code epoll_wait}) until the reply is decoded. No other
- * thread is involved on the client side: a round trip costs no hand-off to an event-loop thread and no wake-up of
- * the caller, which is what a thread that makes one call at a time (a command-line tool, a benchmark, a worker per
- * connection) wants. For many calls in flight on one connection use {@link RpcClient}.
+ * {@link ManualIoEventLoop} owned by the thread that connected it, and each {@link #call} writes the call and drives
+ * that loop until the reply is decoded, without a hand-off to another thread (a command-line tool, a benchmark, a
+ * worker per connection; for many calls in flight use {@link RpcClient}). The pipeline is {@link RpcClient}'s; pass
+ * a {@link Bootstrap} and the {@link IoHandlerFactory} of its transport, whose group is replaced by the client's loop.
  *
- * <p>The pipeline is the same as for {@link RpcClient} (e.g. {@code TcpRpcClientInitializer}, or an RPC-over-RDMA
- * client initializer): pass a {@link Bootstrap} with the channel class and handler set and the {@link
- * IoHandlerFactory} of the matching transport; its group is replaced by the client's own loop.
- *
- * <p>Threading: confined to the thread that called {@link #connect}; every method fails with {@link
- * IllegalStateException} on another thread. Between calls nobody drives the loop, so the connection's events (a
- * close by the peer) are seen at the next call. The call timeout is enforced by the waiting caller, not by a
- * scheduled task; a handler of the pipeline that schedules tasks makes the loop poll instead of block while they
- * are pending (Netty's {@code ManualIoEventLoop} rule). Interrupts do not end the wait; the timeout does.
+ * <p>Confined to the thread that connected it: other threads get {@link IllegalStateException}. Between calls nobody
+ * drives the loop (a peer's close is seen at the next call); the waiting caller enforces the timeout, interrupts do
+ * not end the wait, and a pipeline handler's scheduled task makes the loop poll instead of block while it waits.
  */
 public final class BlockingRpcClient implements AutoCloseable {
 

@@ -7,19 +7,10 @@ import io.netty.util.internal.ObjectUtil;
 import java.util.Arrays;
 
 /**
- * RFC 5531 §9 {@code call_body} header: xid, rpcvers, prog, vers, proc, cred, verf.
- *
- * <p>Two <em>local hints</em> (never on the wire) let an RPC-over-RDMA requester provision reply resources
- * before sending the call (RFC 8166 §3.5.2, §3.5.4, §3.6): {@link #replyDdpItems()}, the largest size of each
- * DDP-eligible item the reply may carry, in stream order (so one Write chunk per item can be offered; a 0 entry
- * asks for that item inline: an empty Write chunk, RFC 8166 §4.3.2.3), with {@link #maxDdpReplyItem()} the
- * largest of them, and {@link #maxReplySize()}, the largest expected reply (so a Reply chunk can be offered when
- * the reply may exceed the inline threshold). Zero means "none expected" / "unknown". TCP ignores both.
- *
- * <p>A decoded call may be <em>unacceptable</em> before any procedure sees it: {@link #rpcvers()} other than 2
- * (the rest of the header is then not decoded, RFC 5531 §9), or {@link #authError()} not null when the
- * credential or verifier could not be accepted structurally (e.g. a body over 400 bytes: AUTH_BADCRED). The
- * server dispatcher answers those with MSG_DENIED.
+ * RFC 5531 §9 {@code call_body} header: xid, rpcvers, prog, vers, proc, cred, verf. Two local hints, never on the
+ * wire and ignored by TCP, let an RPC-over-RDMA requester provision reply resources before sending (RFC 8166 §3.5.2,
+ * §3.5.4): {@link #replyDdpItems()} and {@link #maxReplySize()}. A decoded call may be unacceptable before any
+ * procedure sees it ({@link #rpcvers()} other than 2, or an {@link #authError()}); the dispatcher answers MSG_DENIED.
  */
 public final class RpcCall extends RpcMessage {
 
@@ -169,7 +160,10 @@ public final class RpcCall extends RpcMessage {
         return verifier;
     }
 
-    /** Set when the decoder found the credential/verifier unacceptable (e.g. AUTH_BADCRED); otherwise null. */
+    /**
+     * Set when the decoder found the credential or verifier structurally unacceptable (e.g. a body over 400 bytes:
+     * AUTH_BADCRED); otherwise null.
+     */
     public AuthStat authError() {
         return authError;
     }
@@ -184,8 +178,9 @@ public final class RpcCall extends RpcMessage {
     }
 
     /**
-     * Local hint: the largest size of each DDP-eligible item expected in the reply, in XDR stream order (0: that
-     * item is wanted inline); empty if none. A copy. Never encoded.
+     * Local hint: the largest size of each DDP-eligible item expected in the reply, in XDR stream order, so that one
+     * Write chunk per item can be offered (0: that item is wanted inline, an empty Write chunk, RFC 8166 §4.3.2.3);
+     * empty if none. A copy. Never encoded.
      */
     public int[] replyDdpItems() {
         return replyDdpItems.length == 0 ? NO_ITEMS : replyDdpItems.clone();
@@ -201,7 +196,10 @@ public final class RpcCall extends RpcMessage {
         return replyDdpItems[index];
     }
 
-    /** Local hint: largest expected reply message in bytes (0: unknown). Never encoded. */
+    /**
+     * Local hint: largest expected reply message in bytes (0: unknown), so that a Reply chunk can be offered when the
+     * reply may exceed the inline threshold. Never encoded.
+     */
     public int maxReplySize() {
         return maxReplySize;
     }

@@ -24,17 +24,12 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
- * What one server or one client did, readable in code and as a JMX MBean ({@link #registerMBean()}:
- * {@code dev.rpcrdma:type=RpcServer,name=...} or {@code type=RpcClient}): calls, errors and an HdrHistogram of
- * latencies per registered procedure ({@link ProcedureMetrics}; calls to procedures nobody registered go to one
- * shared bucket), errors by {@link RpcErrorKind}, XDR bytes of arguments and results in and out (RPC headers and
- * transport framing not included), and counters a transport attaches ({@link #attach}, e.g. RPC-over-RDMA's chunk
- * and invalidation counts). A server's {@code RpcDispatcher} and a client's {@code RpcClientHandler} record into it;
- * one instance may be shared by many connections, or given to one connection for per-connection figures.
- *
- * <p>Thread-safe. Recording is cheap: procedures are registered up front into a copy-on-write table of primitive
- * maps (one lookup per call, no boxing, no allocation), counters are {@link LongAdder}s and histograms HdrHistogram
- * {@code ConcurrentHistogram}s.
+ * What one server or one client did, in code and as a JMX MBean ({@link #registerMBean()}): calls, errors and an
+ * HdrHistogram of latencies per registered procedure ({@link ProcedureMetrics}; one shared bucket for the others),
+ * errors by {@link RpcErrorKind}, XDR bytes of arguments and results (not headers), and counters a transport
+ * attaches ({@link #attach}). A server's {@code RpcDispatcher} and a client's {@code RpcClientHandler} record into
+ * it, for one connection or shared by many. Thread-safe; recording takes one lookup in a copy-on-write table of
+ * primitive maps, no boxing, no allocation.
  */
 public final class RpcMetrics implements AutoCloseable {
 
