@@ -125,8 +125,8 @@ public final class SoftwareFabric implements Fabric {
 
     /**
      * Makes {@code ibv_destroy_qp} sleep {@code millis} before it destroys (0, the default: it returns at once), as
-     * Soft-RoCE's did for about 50 s while the peer still had traffic for the queue pair; a caller on an event loop
-     * would stall the loop that long.
+     * Soft-RoCE's can while the peer still has traffic for the queue pair (Linux 6.1 {@code __rxe_cleanup} waits up
+     * to 50 s for its last reference); a caller on an event loop would stall the loop that long.
      */
     public void destroyQpDelayMillis(long millis) {
         if (millis < 0) {
