@@ -17,19 +17,16 @@ import java.nio.ByteOrder;
 import java.util.Objects;
 
 /**
- * The facade over librdmacm ({@code librdmacm.so.1}): connection management. Every call either succeeds or throws
- * a {@link NativeCallException} naming the C function and the errno text (librdmacm returns -1 and sets errno;
- * errno saving is on). Objects are {@code long} addresses ({@code rdma_event_channel*}, {@code rdma_cm_id*}).
+ * The facade over librdmacm ({@code librdmacm.so.1}): connection management. Every call succeeds or throws a
+ * {@link NativeCallException} naming the C function and the errno text; objects are {@code long} addresses
+ * ({@code rdma_event_channel*}, {@code rdma_cm_id*}). Asynchronous calls return at once and their outcome arrives
+ * as an event read with {@link #getCmEvent(long, CmEventCopy)}, which blocks unless the channel fd is non-blocking
+ * ({@link Verbs#setNonBlocking(int)}) and acks every event, so that {@link #destroyId(long)} (which waits for the
+ * acks of its id) does not block.
  *
- * <p>Asynchronous calls ({@link #resolveAddr}, {@link #resolveRoute}, {@link #connect}, {@link #accept},
- * {@link #disconnect}) return at once; their outcome arrives as an event on the id's event channel, read with
- * {@link #getCmEvent(long, CmEventCopy)}. That call BLOCKS while no event is pending unless the channel fd was made
- * non-blocking ({@link Verbs#setNonBlocking(int)}; then it returns null). {@link #destroyId(long)} blocks until
- * every event of that id has been acked, which {@link #getCmEvent} always does before returning.
- *
- * <p>Typical teardown order: {@link #disconnect}, wait for DISCONNECTED, {@link #destroyQp}, destroy CQs and
- * completion channels, deregister MRs, deallocate MWs and the PD, {@link #destroyId}, then
- * {@link #destroyEventChannel} once all its ids are gone.
+ * <p>Teardown order: {@link #disconnect}, wait for DISCONNECTED, {@link #destroyQp}, destroy CQs and completion
+ * channels, deregister MRs, deallocate MWs and the PD, {@link #destroyId}, then {@link #destroyEventChannel} once
+ * all its ids are gone.
  */
 public final class RdmaCm {
     /** Most private data {@link #connect} can carry on IB/RoCE (IB CM REQ minus the RDMA-CM header). */
