@@ -154,9 +154,9 @@ public class NativeCallBenchmark {
     }
 
     /**
-     * The completion-channel wake-up's call as it was: two fresh {@code long[1]} out-parameters through jnr-ffi
-     * (marshalled in and out of native memory per call), errno saved; {@code memcmp(a, b, 0)} so that the
-     * machinery dominates.
+     * The completion-channel wake-up's call in the shape the bindings avoid: two fresh {@code long[1]} out-parameters
+     * through jnr-ffi (marshalled in and out of native memory per call), errno saved; {@code memcmp(a, b, 0)} so
+     * that the machinery dominates.
      */
     @Benchmark
     public long jnrOutArraysCqEventShape() {

@@ -49,8 +49,8 @@ import java.util.concurrent.TimeUnit;
  * client's own. What the transport does (posting, polling, waking) is not here: the VM's requester pair measures that.
  *
  * <p>Three ways of calling: {@code listener} ({@link RpcCallListener}: the allocation-free form), {@code future}
- * ({@link RpcClient#callNull}: a {@link CompletableFuture}), {@code sampleChain} (what the echo sample's load did per
- * call: the future, then {@code thenApply} and {@code whenComplete}).
+ * ({@link RpcClient#callNull}: a {@link CompletableFuture}), {@code sampleChain} (a chained caller: the future, then
+ * {@code thenApply} and {@code whenComplete}).
  *
  * <p>The calls run on a Netty thread ({@code FastThreadLocalThread}, as an event loop's), {@value #BATCH} per
  * hand-off from the JMH thread: Netty 4.2 pools recycled objects (messages, outbound-buffer entries) only on its own
