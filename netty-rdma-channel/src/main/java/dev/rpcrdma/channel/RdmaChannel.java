@@ -571,6 +571,12 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         return out != null && out.isEmpty() && s.sendDirect(out, msg, promise, polling);
     }
 
+    /** Sends the direct lane took on this channel (for tests: {@code DirectSends} in the test-jar). Loop thread. */
+    int directSends() {
+        SendQueue s = sends;
+        return s == null ? 0 : s.directSends();
+    }
+
     // ------------------------------------------------------------------ close
 
     /** Every posted work request came back (completed or flushed): the verbs objects may go. */

@@ -68,6 +68,8 @@ final class SendQueue {
     private final ChannelPromise[] directPromises = new ChannelPromise[QueuePair.MAX_POST_CHAIN];
     private final int[] directSeqs = new int[QueuePair.MAX_POST_CHAIN];
     private int directCount;
+    /** Sends the direct lane took, for tests ({@code DirectSends} in the test-jar). */
+    private int directSends;
     private int head;
     private int tail;
     private int unsignaledRun;
@@ -116,6 +118,11 @@ final class SendQueue {
             signaled = false;
             return this;
         }
+    }
+
+    /** Sends the direct lane took ({@link #sendDirect}). */
+    int directSends() {
+        return directSends;
     }
 
     /** Work requests posted and not retired yet. */
@@ -176,6 +183,7 @@ final class SendQueue {
             unsignaledRun = 0;
         }
         // Recorded first: a chain that fills up is posted from inside stage(), and finishes its direct Sends then.
+        directSends++;
         int i = directCount++;
         directMessages[i] = msg;
         directPromises[i] = promise;

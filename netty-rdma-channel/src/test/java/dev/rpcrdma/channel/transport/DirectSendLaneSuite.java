@@ -1,5 +1,6 @@
 package dev.rpcrdma.channel.transport;
 
+import dev.rpcrdma.channel.DirectSends;
 import dev.rpcrdma.channel.RdmaChannel;
 import dev.rpcrdma.channel.RdmaReceive;
 import dev.rpcrdma.channel.testing.TestFabric;
@@ -89,6 +90,7 @@ abstract class DirectSendLaneSuite extends RdmaTransportFixture {
                 assertReceived(collect, size, size);
             }
             assertTrue(c.isWritable());
+            assertEquals(4, DirectSends.count(c));
         } finally {
             collect.releaseAll();
         }
@@ -117,6 +119,7 @@ abstract class DirectSendLaneSuite extends RdmaTransportFixture {
             assertTrue(p.await(TIMEOUT, TimeUnit.SECONDS) && p.isSuccess(), String.valueOf(p.cause()));
             assertReceived(collect, 10, 1);
             assertEquals(List.of(b), seen, "the user's handler saw the write");
+            assertEquals(0, DirectSends.count(c));
         } finally {
             collect.releaseAll();
         }
@@ -141,6 +144,7 @@ abstract class DirectSendLaneSuite extends RdmaTransportFixture {
             ByteBuf third = send(30, 3);
             assertTrue(onLoop(c, () -> c.sendDirect(probe.ctx, third, c.voidPromise())));
             assertReceived(collect, 30, 3);
+            assertEquals(1, DirectSends.count(c));
         } finally {
             collect.releaseAll();
         }
