@@ -397,7 +397,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         polling = false;
         SendQueue s = sends;
         if (s != null) {
-            s.postDirect(); // the Sends the direct lane staged during the batch
+            s.postDirect(true); // the Sends the direct lane staged during the batch
         }
         if (batchRead) {
             batchRead = false;
@@ -604,6 +604,10 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             return;
         }
         state = ConnectionState.DRAINING;
+        SendQueue s = sends;
+        if (s != null && ep != null) {
+            s.postDirect(false); // Sends the direct lane staged in this batch go out first, as written
+        }
         registry.closeRegistrations();
         cm.close(was);
         RdmaEndpoint e = ep;

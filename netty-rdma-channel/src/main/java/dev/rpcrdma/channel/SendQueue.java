@@ -159,7 +159,8 @@ final class SendQueue {
      * as a pass over the outbound buffer does for a Send at its head (its bytes were copied). A failed post fails the
      * promise and the channel. Returns false, having done nothing, when the Send cannot go out this way now: not a
      * Send the outbound buffer would take as it is, a promise already done, no room in the send queue, the channel
-     * closing or failed, or inside a write pass (a promise listener writing: the pass posts it after its own).
+     * closing or failed, or inside a write pass (a promise listener writing: the pass posts it after its own). A
+     * close beginning posts the staged Sends first ({@link #postDirect}), as the pipeline would have posted them.
      */
     boolean sendDirect(ChannelOutboundBuffer out, Object msg, ChannelPromise promise, boolean defer) {
         if (writing || chained != directCount || inFlight() >= depth || !channel.canPost() || promise.isDone()) {
@@ -201,19 +202,24 @@ final class SendQueue {
         return true;
     }
 
-    /** The end of a completion batch: posts the Sends the direct lane staged during it. */
-    void postDirect() {
+    /**
+     * The end of a completion batch, or a close beginning: posts the Sends the direct lane staged (written, as far as
+     * their writers know: a write through the pipeline would have posted them then, whatever came after in the
+     * batch). A failed post fails the channel ({@code report}: the pipeline hears of it; else it is only recorded,
+     * the close being under way).
+     */
+    void postDirect(boolean report) {
         if (chained == 0) {
-            return;
-        }
-        if (!channel.canPost()) {
-            abandonChain(new ClosedChannelException()); // the channel failed during the batch: nothing more goes
             return;
         }
         try {
             postChain();
         } catch (IOException | RuntimeException ex) {
-            channel.fail(ex);
+            if (report) {
+                channel.fail(ex);
+            } else {
+                channel.recordFailure(ex);
+            }
         }
         ChannelOutboundBuffer in = outbound;
         if (in != null) {
@@ -673,8 +679,8 @@ final class SendQueue {
      */
     boolean postDrainMarker() {
         if (chained > 0) {
-            // The direct lane's Sends staged in this batch and not posted: closing, they are not posted any more
-            // (as writes still in the outbound buffer are failed by the close).
+            // Never expected: the close posts the direct lane's Sends before it begins. The marker's sequence must
+            // follow every staged one, so these are forgotten rather than posted behind the state change.
             abandonChain(new ClosedChannelException());
         }
         if (inFlight() == 0 || lastPostedSignaled) {

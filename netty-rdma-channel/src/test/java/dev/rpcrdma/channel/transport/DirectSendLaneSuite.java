@@ -2,6 +2,7 @@ package dev.rpcrdma.channel.transport;
 
 import dev.rpcrdma.channel.DirectSends;
 import dev.rpcrdma.channel.RdmaChannel;
+import dev.rpcrdma.channel.RdmaFaults;
 import dev.rpcrdma.channel.RdmaReceive;
 import dev.rpcrdma.channel.testing.TestFabric;
 import io.netty.buffer.ByteBuf;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -197,6 +199,53 @@ abstract class DirectSendLaneSuite extends RdmaTransportFixture {
             }
             assertEquals(n, taken.size());
             assertTrue(taken.contains(true), "the server's replies took the lane: " + taken);
+        } finally {
+            collect.releaseAll();
+        }
+    }
+
+    @Test
+    void aSendIntoAQueuePairInErrorIsReleasedOnceAndTheChannelCloses() throws Exception {
+        Collect collect = new Collect();
+        Probe probe = new Probe();
+        RdmaChannel c = client(collect, probe);
+        try {
+            RdmaFaults.queuePairToError(c).get(TIMEOUT, TimeUnit.SECONDS);
+            ByteBuf b = send(100, 1);
+            ChannelPromise p = c.newPromise();
+            boolean taken = onLoop(c, () -> c.sendDirect(probe.ctx, b, p));
+            if (!taken) {
+                probe.ctx.writeAndFlush(b, p); // the channel already knew: the pipeline's way
+            }
+            assertTrue(c.closeFuture().await(TIMEOUT, TimeUnit.SECONDS), "the channel closes");
+            assertTrue(p.await(TIMEOUT, TimeUnit.SECONDS), "the promise completes");
+            assertEquals(0, b.refCnt(), "released exactly once (a second release would have thrown)");
+        } finally {
+            collect.releaseAll();
+        }
+    }
+
+    @Test
+    void aSendStagedInABatchIsPostedBeforeACloseInTheSameBatch() throws Exception {
+        CompletableFuture<ByteBuf> replied = new CompletableFuture<>();
+        CompletableFuture<Boolean> taken = new CompletableFuture<>();
+        InetSocketAddress at = server(b -> { }, new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ((RdmaReceive) msg).release();
+                ByteBuf reply = send(50, 5);
+                replied.complete(reply);
+                taken.complete(((RdmaChannel) ctx.channel()).sendDirect(ctx, reply, ctx.voidPromise()));
+                ctx.close(); // in the same batch: the staged Send is posted first, then the close begins
+            }
+        });
+        Collect collect = new Collect();
+        Channel c = connect(at, b -> { }, collect).sync().channel();
+        try {
+            c.writeAndFlush(send(10, 1));
+            assertTrue(taken.get(TIMEOUT, TimeUnit.SECONDS), "taken inside the batch");
+            assertTrue(c.closeFuture().await(TIMEOUT, TimeUnit.SECONDS), "the server's close reaches the client");
+            assertEquals(0, replied.get(TIMEOUT, TimeUnit.SECONDS).refCnt(), "the staged Send was released once");
         } finally {
             collect.releaseAll();
         }
