@@ -13,6 +13,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
@@ -33,6 +35,7 @@ import java.nio.channels.ClosedChannelException;
  * them waits with it, so promises complete in write order. Event-loop confined.
  */
 final class SendQueue {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(SendQueue.class);
     private static final int WRITABILITY_BIT = 1;
 
     /** What an entry carries, for error messages; the drain marker's failure is expected (it is posted to a QP in error). */
@@ -242,7 +245,7 @@ final class SendQueue {
         for (int i = 0; i < n; i++) {
             Object msg = directMessages[i];
             directMessages[i] = null;
-            ReferenceCountUtil.safeRelease(msg);
+            releaseSend(msg);
             failed |= directSeqs[i] - postedBefore >= 0;
         }
         if (failed && channel.canPost()) {
@@ -256,6 +259,22 @@ final class SendQueue {
             } else if (!p.isVoid()) {
                 p.trySuccess();
             }
+        }
+    }
+
+    /**
+     * Releases a Send the lane posted or dropped, as the outbound buffer's removal does (a failure to release is
+     * logged, never thrown); a {@link ByteBuf} directly, so the call site stays monomorphic.
+     */
+    private static void releaseSend(Object msg) {
+        if (msg instanceof ByteBuf) {
+            try {
+                ((ByteBuf) msg).release();
+            } catch (RuntimeException e) {
+                logger.warn("Failed to release a Send: {}", msg, e);
+            }
+        } else {
+            ReferenceCountUtil.safeRelease(msg);
         }
     }
 
