@@ -563,8 +563,9 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     @Override
     public boolean sendDirect(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         SendQueue s = sends;
-        if (s == null || unflushedWrites != 0 || !active || ctx.pipeline().firstContext() != ctx
-                || ctx.channel() != this || promise.channel() != this || !eventLoop().inEventLoop()) {
+        // First in this channel's own pipeline: its write goes to the head, nothing in between.
+        if (s == null || unflushedWrites != 0 || !active || pipeline().firstContext() != ctx
+                || promise.channel() != this || !eventLoop().inEventLoop()) {
             return false;
         }
         ChannelOutboundBuffer out = unsafe().outboundBuffer();

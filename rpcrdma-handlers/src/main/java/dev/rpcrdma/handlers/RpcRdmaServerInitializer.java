@@ -43,8 +43,9 @@ import java.time.Duration;
  * other transports' defaults the same sizes.
  *
  * <p>{@link RpcServerLimits} (the defaults, or {@link #withLimits}) bound the connections and the idle time through
- * {@link #guard()} (an idle timeout fed by the responder's own counts: no handler per call between the responder
- * and the dispatcher); the calls in flight per connection are bounded by the credit grant instead (RFC 8166 §3.3.1,
+ * {@link #guard()} (an idle timeout fed by the responder's own counts, last in the pipeline: no handler per call
+ * between the responder and the dispatcher, and none in front of the responder, whose inline replies then go straight
+ * into the channel's send queue); the calls in flight per connection are bounded by the credit grant instead (RFC 8166 §3.3.1,
  * {@link RpcRdmaConfig#maxGrant()}), the message size by {@link RpcRdmaConfig#maxMessageSize()}.
  */
 @ChannelHandler.Sharable
