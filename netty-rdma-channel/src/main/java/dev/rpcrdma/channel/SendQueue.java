@@ -251,6 +251,8 @@ final class SendQueue {
         if (failed && channel.canPost()) {
             channel.recordFailure(cause);
         }
+        // Only a non-void promise runs listeners that may send again (into index 0 on): a Send with one is posted at
+        // once, so it is the chain's last, completed after every other; a failure stops the lane first.
         for (int i = 0; i < n; i++) {
             ChannelPromise p = directPromises[i];
             directPromises[i] = null;
