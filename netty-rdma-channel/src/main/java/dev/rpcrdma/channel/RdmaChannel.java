@@ -10,6 +10,7 @@ import dev.rpcrdma.channel.fabric.WcFlags;
 import dev.rpcrdma.channel.fabric.WcStatus;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.concurrent.Future;
@@ -57,6 +58,11 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     /** The first failure: the channel closes (after the completion batch that found it). */
     private Throwable failure;
     private boolean readPending;
+    /**
+     * Messages the outbound buffer took since the last flush reached {@link #doWrite} (unflushed writes are not
+     * visible in the buffer's public view): while any is there, the direct send lane is not taken.
+     */
+    private int unflushedWrites;
 
     /** Inside a poll batch of the loop ({@link EventLoopDevice#poll}): a close from a handler finishes after the batch. */
     private boolean polling;
@@ -389,6 +395,10 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
      */
     void completionsDone() {
         polling = false;
+        SendQueue s = sends;
+        if (s != null) {
+            s.postDirect(true); // the Sends the direct lane staged during the batch
+        }
         if (batchRead) {
             batchRead = false;
             if (!config.isAutoRead()) {
@@ -530,15 +540,42 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
 
     @Override
     protected Object filterOutboundMessage(Object msg) throws Exception {
-        return OutboundMessages.check(this, msg, config.maxSendSize());
+        Object checked = OutboundMessages.check(this, msg, config.maxSendSize());
+        unflushedWrites++;
+        return checked;
     }
 
     @Override
     protected void doWrite(ChannelOutboundBuffer in) {
+        unflushedWrites = 0; // every message written before this flush is a flushed one now
         SendQueue s = sends;
         if (s != null) {
             s.write(in);
         }
+    }
+
+    /**
+     * The direct send lane of the RPC-over-RDMA handlers ({@link RdmaConnection#sendDirect}): taken only where it
+     * does what {@code ctx.writeAndFlush} would, the Send staged by the {@link SendQueue} and posted at once, or,
+     * with a void promise inside this channel's completion batch, with the batch's other Sends at its end
+     * ({@link #completionsDone()}): one {@code ibv_post_send} per batch.
+     */
+    @Override
+    public boolean sendDirect(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        SendQueue s = sends;
+        // First in this channel's own pipeline: its write goes to the head, nothing in between.
+        if (s == null || unflushedWrites != 0 || !active || pipeline().firstContext() != ctx
+                || promise.channel() != this || !eventLoop().inEventLoop()) {
+            return false;
+        }
+        ChannelOutboundBuffer out = unsafe().outboundBuffer();
+        return out != null && out.isEmpty() && s.sendDirect(out, msg, promise, polling);
+    }
+
+    /** Sends the direct lane took on this channel (for tests: {@code DirectSends} in the test-jar). Loop thread. */
+    int directSends() {
+        SendQueue s = sends;
+        return s == null ? 0 : s.directSends();
     }
 
     // ------------------------------------------------------------------ close
@@ -568,6 +605,10 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             return;
         }
         state = ConnectionState.DRAINING;
+        SendQueue s = sends;
+        if (s != null && ep != null) {
+            s.postDirect(false); // Sends the direct lane staged in this batch go out first, as written
+        }
         registry.closeRegistrations();
         cm.close(was);
         RdmaEndpoint e = ep;

@@ -1,6 +1,8 @@
 package dev.rpcrdma.channel;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 
 import java.io.IOException;
 
@@ -88,4 +90,19 @@ public interface RdmaConnection {
      * is full), e.g. while RPC-over-RDMA credits are exhausted (RFC 8166 §3.3.1). Event loop only.
      */
     void setUpperLayerWritable(boolean writable);
+
+    /**
+     * Internal to this project's RPC-over-RDMA handlers, not an API for applications (it may change or go without
+     * notice): the direct send lane. Posts the Send {@code msg} ({@link ByteBuf} or {@link RdmaSend}) now, as
+     * {@code ctx.writeAndFlush(msg, promise)} would, without the pipeline's write and flush machinery, and returns
+     * true; then {@code msg} is released and {@code promise} completed (succeeded once posted, as a Send written
+     * through the pipeline is, or failed). Returns false, having touched neither, unless the lane is provably the
+     * same as the pipeline: {@code ctx} is its pipeline's first context (its write goes straight to the channel),
+     * the caller is on the channel's event loop, the channel is active and can post, nothing waits in its outbound
+     * buffer (flushed or not: order is kept), the send queue has room, and the message and promise are ones the
+     * pipeline would take as they are. The caller then writes it into the pipeline.
+     */
+    default boolean sendDirect(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        return false;
+    }
 }

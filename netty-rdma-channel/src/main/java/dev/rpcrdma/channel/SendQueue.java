@@ -11,8 +11,13 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPromise;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
 
 import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
 
 /**
  * The send side of one {@link RdmaChannel}'s queue pair (io_uring's {@code SubmissionQueue} plus the channel's
@@ -30,6 +35,7 @@ import java.io.IOException;
  * them waits with it, so promises complete in write order. Event-loop confined.
  */
 final class SendQueue {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(SendQueue.class);
     private static final int WRITABILITY_BIT = 1;
 
     /** What an entry carries, for error messages; the drain marker's failure is expected (it is posted to a QP in error). */
@@ -57,6 +63,16 @@ final class SendQueue {
     private final HeadSends headSends = new HeadSends();
     /** Requests staged by this pass in the queue pair's {@link SendChain} (one more may be half begun). */
     private int chained;
+    /**
+     * The direct lane's Sends in the chain ({@link #sendDirect}), in order, and their sequence numbers: released and
+     * their promises completed once the chain is posted (an inline Send's bytes are read by the post).
+     */
+    private final Object[] directMessages = new Object[QueuePair.MAX_POST_CHAIN];
+    private final ChannelPromise[] directPromises = new ChannelPromise[QueuePair.MAX_POST_CHAIN];
+    private final int[] directSeqs = new int[QueuePair.MAX_POST_CHAIN];
+    private int directCount;
+    /** Sends the direct lane took, for tests ({@code DirectSends} in the test-jar). */
+    private int directSends;
     private int head;
     private int tail;
     private int unsignaledRun;
@@ -107,6 +123,11 @@ final class SendQueue {
         }
     }
 
+    /** Sends the direct lane took ({@link #sendDirect}). */
+    int directSends() {
+        return directSends;
+    }
+
     /** Work requests posted and not retired yet. */
     int inFlight() {
         return tail - head;
@@ -130,6 +151,132 @@ final class SendQueue {
             } while (writeAgain);
         } finally {
             writing = false;
+        }
+    }
+
+    /**
+     * The direct send lane ({@link RdmaChannel#sendDirect}, the outbound buffer {@code out} empty): stages the Send
+     * {@code msg} in the chain and accounts for it as posted. With a void promise and {@code defer} (inside the
+     * channel's completion batch) the chain is posted at the batch's end ({@link #postDirect}) or when something
+     * else posts it first, in order; otherwise it is posted at once, and the Send released and its promise succeeded,
+     * as a pass over the outbound buffer does for a Send at its head (its bytes were copied). A failed post fails the
+     * promise and the channel. Returns false, having done nothing, when the Send cannot go out this way now: not a
+     * Send the outbound buffer would take as it is, a promise already done, no room in the send queue, the channel
+     * closing or failed, or inside a write pass (a promise listener writing: the pass posts it after its own). A
+     * close beginning posts the staged Sends first ({@link #postDirect}), as the pipeline would have posted them.
+     */
+    boolean sendDirect(ChannelOutboundBuffer out, Object msg, ChannelPromise promise, boolean defer) {
+        if (writing || chained != directCount || inFlight() >= depth || !channel.canPost() || promise.isDone()) {
+            return false;
+        }
+        ByteBuf content;
+        if (msg instanceof ByteBuf) {
+            content = (ByteBuf) msg;
+        } else if (msg instanceof RdmaSend) {
+            content = ((RdmaSend) msg).content();
+        } else {
+            return false;
+        }
+        if (msg == Unpooled.EMPTY_BUFFER || content.readableBytes() > channel.maxSendSize()
+                || !promise.setUncancellable()) {
+            return false;
+        }
+        outbound = out;
+        boolean signal = ++unsignaledRun >= signalInterval();
+        if (signal) {
+            unsignaledRun = 0;
+        }
+        // Recorded first: a chain that fills up is posted from inside stage(), and finishes its direct Sends then.
+        directSends++;
+        int i = directCount++;
+        directMessages[i] = msg;
+        directPromises[i] = promise;
+        directSeqs[i] = tail;
+        try {
+            stage(msg, signal, false);
+            if (!defer || !promise.isVoid()) {
+                postChain();
+            }
+        } catch (IOException | RuntimeException ex) {
+            abandonChain(ex); // what the device rejected is unstaged, its Sends failed; the rest is forgotten
+            channel.fail(ex);
+        }
+        updateWritability(out);
+        return true;
+    }
+
+    /**
+     * The end of a completion batch, or a close beginning: posts the Sends the direct lane staged (written, as far as
+     * their writers know: a write through the pipeline would have posted them then, whatever came after in the
+     * batch). A failed post fails the channel ({@code report}: the pipeline hears of it; else it is only recorded,
+     * the close being under way).
+     */
+    void postDirect(boolean report) {
+        if (chained == 0) {
+            return;
+        }
+        try {
+            postChain();
+        } catch (IOException | RuntimeException ex) {
+            if (report) {
+                channel.fail(ex);
+            } else {
+                channel.recordFailure(ex);
+            }
+        }
+        ChannelOutboundBuffer in = outbound;
+        if (in != null) {
+            updateWritability(in);
+        }
+    }
+
+    /**
+     * The direct lane's Sends staged before sequence {@code postedBefore} were posted: released, promises succeeded;
+     * the rest were not (unstaged): released, promises failed with {@code cause}, the failure recorded first so that
+     * no listener posts behind them.
+     */
+    private void finishDirect(int postedBefore, Throwable cause) {
+        int n = directCount;
+        if (n == 0) {
+            return;
+        }
+        directCount = 0; // a listener may send again (into the emptied lists)
+        boolean failed = false;
+        for (int i = 0; i < n; i++) {
+            Object msg = directMessages[i];
+            directMessages[i] = null;
+            releaseSend(msg);
+            failed |= directSeqs[i] - postedBefore >= 0;
+        }
+        if (failed && channel.canPost()) {
+            channel.recordFailure(cause);
+        }
+        // Only a non-void promise runs listeners that may send again (into index 0 on): a Send with one is posted at
+        // once, so it is the chain's last, completed after every other; a failure stops the lane first.
+        for (int i = 0; i < n; i++) {
+            ChannelPromise p = directPromises[i];
+            directPromises[i] = null;
+            if (directSeqs[i] - postedBefore >= 0) {
+                p.tryFailure(cause);
+            } else if (!p.isVoid()) {
+                p.trySuccess();
+            }
+        }
+    }
+
+    /**
+     * Releases a Send the lane posted or dropped, as the outbound buffer's removal does (a failure to release is
+     * logged, never thrown); a {@link ByteBuf} directly, so the call site stays monomorphic.
+     */
+    private static void releaseSend(Object msg) {
+        if (msg instanceof ByteBuf) {
+            try {
+                ((ByteBuf) msg).release();
+            } catch (RuntimeException e) {
+                logger.warn("Failed to release a Send: {}", msg, e);
+            }
+        } else {
+            ReferenceCountUtil.safeRelease(msg);
         }
     }
 
@@ -188,7 +335,7 @@ final class SendQueue {
             try {
                 in.forEachFlushedMessage(h);
             } catch (Exception ex) {
-                abandonChain();
+                abandonChain(ex);
                 throw ex instanceof IOException ? (IOException) ex : new IOException(ex);
             }
             if (h.staged == 0) {
@@ -262,7 +409,7 @@ final class SendQueue {
                 in.forEachFlushedMessage(m);
                 postChain();
             } catch (Exception ex) {
-                abandonChain();
+                abandonChain(ex);
                 channel.fail(ex);
             }
         }
@@ -402,26 +549,32 @@ final class SendQueue {
             return;
         }
         chained = 0;
+        int first = tail - n;
         try {
             ep.qp.sendChain().post();
         } catch (PostException ex) {
-            unstage(tail - n + ex.posted());
+            unstage(first + ex.posted());
+            finishDirect(first + ex.posted(), ex);
             throw ex;
         } catch (IOException | RuntimeException ex) {
-            unstage(tail - n);
+            unstage(first);
+            finishDirect(first, ex);
             throw ex;
         }
+        finishDirect(tail, null);
     }
 
-    /** Forgets a chain that will not be posted (a failure while staging it). */
-    private void abandonChain() {
+    /** Forgets a chain that will not be posted ({@code cause}: the failure while staging it). */
+    private void abandonChain(Throwable cause) {
         int n = chained;
         chained = 0;
         QueuePair qp = ep.qp;
         if (qp != null) {
             qp.sendChain().clear(); // and a request half begun
         }
-        unstage(tail - n);
+        int first = tail - n;
+        unstage(first);
+        finishDirect(first, cause);
     }
 
     /** Undoes the accounting of the staged requests from sequence {@code from} on (they were never posted). */
@@ -546,6 +699,11 @@ final class SendQueue {
      * every request is signalled, and a request posted after the state change is not flushed (Linux siw_verbs.c).
      */
     boolean postDrainMarker() {
+        if (chained > 0) {
+            // Never expected: the close posts the direct lane's Sends before it begins. The marker's sequence must
+            // follow every staged one, so these are forgotten rather than posted behind the state change.
+            abandonChain(new ClosedChannelException());
+        }
         if (inFlight() == 0 || lastPostedSignaled) {
             return true;
         }

@@ -24,7 +24,8 @@
  * {@link dev.rpcrdma.channel.RdmaRead} and {@link dev.rpcrdma.channel.RdmaBindWindow} complete their promise at their
  * completion, and a Send flushed behind one waits with it: promises complete in write order. Work requests are
  * signalled selectively and posted in chains; while {@code SEND_QUEUE_DEPTH} are outstanding the channel is not
- * writable.
+ * writable. The RPC-over-RDMA handlers' Sends may skip the pipeline's write machinery where that changes nothing
+ * (the internal {@code RdmaConnection.sendDirect}: the handler first in the pipeline, nothing in the outbound buffer).
  *
  * <h2>Close</h2>
  * As Netty's io_uring transport delays a close until its outstanding operations completed, the channel disconnects,

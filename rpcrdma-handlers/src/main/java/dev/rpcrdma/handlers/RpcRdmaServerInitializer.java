@@ -34,7 +34,8 @@ import java.time.Duration;
  * </pre>
  * Each accepted channel is negotiated (RFC 8797 §4.2) and sized to this side's {@link RpcRdmaConfig} before it
  * accepts (its queue pair is created then); {@link RpcServerLimits} bound its connections and idle time through
- * {@link #guard()}, the credit grant its calls in flight (RFC 8166 §3.3.1).
+ * {@link #guard()} (its idle timer last in the pipeline, so the responder is first and its inline replies go straight
+ * into the channel's send queue), the credit grant its calls in flight (RFC 8166 §3.3.1).
  */
 @ChannelHandler.Sharable
 public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> {
@@ -152,12 +153,13 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
         RpcRdmaResponder responder = new RpcRdmaResponder(ResponderSetup.of(config, thresholds, stats,
                 dispatcher.stats()).withConnection(connection).withBackward(backward));
         p.addLast("rpcRdmaResponder", responder);
-        // The responder counts the connection's use and calls itself: an idle timeout and no limiter (the calls in
-        // flight are bounded by credits), nothing between it and the dispatcher, no hop per call.
-        guard.install(p, responder);
         p.addLast("rpcDispatcher", dispatcher);
         if (backchannelTimeout != null) {
             p.addLast("rpcBackchannel", new RpcClientHandler(dispatcher.stats(), backchannelTimeout));
         }
+        // The responder counts the connection's use and calls itself: an idle timeout and no limiter (the calls in
+        // flight are bounded by credits), nothing between it and the dispatcher, no hop per call. The timer goes
+        // last: the responder stays the first handler, so its replies take the channel's direct send lane.
+        guard.install(p, responder);
     }
 }

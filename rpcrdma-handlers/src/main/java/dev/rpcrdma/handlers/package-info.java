@@ -14,7 +14,11 @@
  * initializers are the only code here that knows {@code RdmaChannel}: they hand each handler the channel as a
  * {@link dev.rpcrdma.channel.RdmaConnection} (peer private data, posted receives, memory registration and windows,
  * upper-layer writability), the one narrow interface the handlers reach the transport through, so a unit test can
- * fake it. RDMA Read, RDMA Write and window binds are messages written into the pipeline.
+ * fake it. RDMA Read, RDMA Write and window binds are messages written into the pipeline. An inline call's or
+ * reply's Send goes straight into the channel's send queue ({@code RdmaConnection.sendDirect}, internal) when the
+ * handler is first in the pipeline and nothing waits in the channel's outbound buffer, which is exactly where
+ * {@code ctx.writeAndFlush} would take it; a handler of yours between the channel and these handlers sees every
+ * Send as before.
  * <ul>
  *   <li>{@code header}: the transport header (RFC 8166 §4.1) as values, its bounded decoder and its encoder;</li>
  *   <li>{@code negotiation}: RFC 8797 CM private data and the inline thresholds it yields;</li>

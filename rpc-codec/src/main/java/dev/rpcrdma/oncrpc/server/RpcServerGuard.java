@@ -88,16 +88,18 @@ public final class RpcServerGuard {
 
     /**
      * For a transport handler that counts its connection's use and its calls in progress itself ({@code use}; the
-     * calls in flight bounded by the transport, e.g. RPC-over-RDMA's credits): adds only an idle timeout, first in
-     * {@code p}, that closes the connection (logged, counted in {@link #idleConnectionsClosed()}) once it has been
-     * idle for {@link RpcServerLimits#idleTimeout()} with no call in progress. Unlike {@link #install(ChannelPipeline,
-     * boolean)} nothing in the pipeline sees each message: no hop per call.
+     * calls in flight bounded by the transport, e.g. RPC-over-RDMA's credits): adds only an idle timeout, last in
+     * {@code p} (install it once the pipeline is complete), that closes the connection (logged, counted in
+     * {@link #idleConnectionsClosed()}) once it has been idle for {@link RpcServerLimits#idleTimeout()} with no call in
+     * progress. Unlike {@link #install(ChannelPipeline, boolean)} nothing in the pipeline sees each message: no hop
+     * per call; and being last it leaves the transport handler first, next to the channel, where its Sends may go
+     * straight to the channel (the RDMA channel's direct send lane).
      */
     public void install(ChannelPipeline p, RpcConnectionUse use) {
         ObjectUtil.checkNotNull(use, "use");
         long idle = limits.idleTimeout().toMillis();
         if (idle > 0) {
-            p.addFirst("rpcIdle", new RpcIdleClose(TimeUnit.MILLISECONDS.toNanos(idle), this, use));
+            p.addLast("rpcIdle", new RpcIdleClose(TimeUnit.MILLISECONDS.toNanos(idle), this, use));
         }
     }
 

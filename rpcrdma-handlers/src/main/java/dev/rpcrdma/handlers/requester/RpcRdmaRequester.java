@@ -83,6 +83,12 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     private boolean reading;
     /** A flush was asked for during the batch. */
     private boolean flushDeferred;
+    /**
+     * The last write through this handler was one call whose Send took the direct lane and nothing else
+     * ({@link RdmaConnection#sendDirect}): the flush of the writer's {@code writeAndFlush} that follows has nothing
+     * of it to flush.
+     */
+    private boolean sentDirect;
 
     /** A requester made of {@code setup}: see {@link RequesterSetup}. */
     public RpcRdmaRequester(RequesterSetup setup) {
@@ -169,6 +175,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
 
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        sentDirect = false;
         msg = form.outbound(ctx, msg, promise);
         if (msg == null) {
             return;
@@ -262,8 +269,17 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
             if (promise.isVoid()) {
                 // Nobody listens (RpcClientHandler's allocation-free write): a Send that cannot be posted or
                 // completes in error breaks the connection, and its close finishes the call (channelInactive).
-                ctx.write(send, promise);
+                // Straight to the channel's send queue when the write would go there anyway
+                // (RdmaConnection.sendDirect): posted at once, or inside the channel's batch of completions with
+                // the calls the batch made, in one chain at its end; the writer's flush then has nothing to flush.
+                if (connection != null && connection.sendDirect(ctx, send, promise)) {
+                    sentDirect = true;
+                } else {
+                    sentDirect = false;
+                    ctx.write(send, promise);
+                }
             } else {
+                sentDirect = false;
                 ctx.write(send, promise);
                 rpc.retain(); // the promise's listener holds the call until the Send completed
                 promise.addListener(rpc);
@@ -347,6 +363,10 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
      */
     @Override
     public void flush(ChannelHandlerContext ctx) {
+        if (sentDirect) {
+            sentDirect = false;
+            return;
+        }
         if (reading) {
             flushDeferred = true;
             return;

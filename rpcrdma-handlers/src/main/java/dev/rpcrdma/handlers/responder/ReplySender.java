@@ -230,7 +230,11 @@ final class ReplySender {
             stats.recordRemoteInvalidation();
         }
         if (memoryOwner == null) {
-            ctx.writeAndFlush(message, promise); // a void promise stays void: nothing to give back after the Send
+            // A void promise stays void: nothing to give back after the Send. Straight to the channel's send queue
+            // when the responder's write would go there anyway (RdmaConnection.sendDirect), else through the pipeline.
+            if (connection == null || !connection.sendDirect(ctx, message, promise)) {
+                ctx.writeAndFlush(message, promise);
+            }
             return;
         }
         ChannelPromise p = promise.unvoid();
