@@ -166,7 +166,7 @@ public final class GssIcount {
             RpcClient client = connect(group, transport, new InetSocketAddress(address,
                     transport.equals("rdma") ? rdmaPort : tcpPort));
             try {
-                CallChain chain = new CallChain(client, options(client, flavor, alice), echo ? data : null);
+                CallChain chain = new CallChain(client, options(client, flavor, alice, echo), echo ? data : null);
                 String name = "gss_" + transport + "_" + flavor + "_" + p[2];
                 // Warm-up: at least a window and enough calls for the JIT (-XX:CompileThreshold of the harness).
                 if (!measure(name, chain, marks, windowSeconds, maxWindows, echo ? 100 : WARM_NULL_CALLS)) {
@@ -194,7 +194,13 @@ public final class GssIcount {
                 .connect(server).sync().channel());
     }
 
-    static CallOptions options(RpcClient client, String flavor, GSSCredential alice) throws Exception {
+    /**
+     * The case's options: its credential (a fresh RPCSEC_GSS context for krb5, krb5i, krb5p); an ECHO's reply hints
+     * (a 1 MiB DDP-eligible item, RFC 8166 §4.3.2); a NULL's a 512-byte largest reply, as
+     * {@link CallOptions#NULL_CALL}'s, so that over RDMA it offers no chunk (with the ECHO's hints, as before, each
+     * NULL provisioned a 1 MiB Write chunk and a Reply chunk).
+     */
+    static CallOptions options(RpcClient client, String flavor, GSSCredential alice, boolean echo) throws Exception {
         CallOptions options;
         if (flavor.equals("sys")) {
             options = CallOptions.DEFAULT.withCredential(new AuthSysCredential(1, "bench", 0, 0).toOpaqueAuth());
@@ -208,7 +214,8 @@ public final class GssIcount {
             options = RpcGssClientContext.establish(client, PROG, VERS, alice,
                     Krb5Credentials.principalName(Krb5Realm.name(SERVER)), service).callOptions();
         }
-        return options.withTimeout(Duration.ofSeconds(60)).withReplyHints(SIZE, SIZE + 65536);
+        options = options.withTimeout(Duration.ofSeconds(60));
+        return echo ? options.withReplyHints(SIZE, SIZE + 65536) : options.withMaxReplySize(512);
     }
 
     /**
