@@ -221,8 +221,8 @@ public final class GssIcount {
     /**
      * A case's calls, one in flight: each is sent on the connection's event loop from the previous one's completion
      * (the listener form of {@link RpcClient#call}: one listener and one decoder, kept for every call), until the
-     * caller asks it to stop; the calling thread only starts a run and waits for its end, blocked, so nothing but the
-     * calls runs on either side between a window's marks. An ECHO's reply is compared byte for byte with what was
+     * caller asks it to stop; the calling thread only starts a run and waits for its end, blocked, so that no caller's
+     * wait or hand-off to the loop is in a window's count. An ECHO's reply is compared byte for byte with what was
      * sent.
      */
     static final class CallChain implements RpcCallListener<Boolean>, RpcReplyDecoder<Boolean> {
@@ -231,8 +231,8 @@ public final class GssIcount {
         private final byte[] data;
         private final ByteBuf expected;
         private volatile boolean stopping;
-        // Written by the caller before it hands the run to the loop, read by the caller after done: the executor's
-        // hand-off and the latch order them.
+        // minCalls: written by the caller before it hands the run to the loop; calls and failure: written on the
+        // loop, read by the caller once done is counted down. The executor's hand-off and the latch order them.
         private long minCalls;
         private long calls;
         private Throwable failure;
