@@ -11,7 +11,9 @@ import dev.rpcrdma.handlers.RpcRdmaServerInitializer;
 import dev.rpcrdma.handlers.RpcRdmaStats;
 import dev.rpcrdma.oncrpc.RpcStats;
 import dev.rpcrdma.oncrpc.client.CallOptions;
+import dev.rpcrdma.oncrpc.client.RpcCallListener;
 import dev.rpcrdma.oncrpc.client.RpcClient;
+import dev.rpcrdma.oncrpc.client.RpcReplyDecoder;
 import dev.rpcrdma.oncrpc.gss.Krb5Credentials;
 import dev.rpcrdma.oncrpc.gss.RpcGssAuthenticator;
 import dev.rpcrdma.oncrpc.gss.RpcGssClientContext;
@@ -22,10 +24,14 @@ import dev.rpcrdma.oncrpc.server.RpcProgramRegistry;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcClientInitializer;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcConfig;
 import dev.rpcrdma.oncrpc.tcp.TcpRpcServerInitializer;
+import dev.rpcrdma.oncrpc.xdr.XdrException;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
+import dev.rpcrdma.oncrpc.xdr.XdrReader;
 import dev.rpcrdma.testing.Krb5Realm;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoopGroup;
@@ -47,14 +53,18 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The RPCSEC_GSS cases of tools/vm/run-icount: our client calling our server (NULL and a 1 MiB ECHO) with sys,
  * krb5, krb5i and krb5p over RPC-over-RDMA on the device and over TCP on the same address, in two processes the
- * harness pins to their own vCPUs, so the icount plugin's per-vCPU counts are each side's. The client counts its
- * calls and sets the plugin's marks itself ({@code $VM_ICOUNT_MARK}) around windows of calls, reading the plugin's
- * log ({@code $VM_ICOUNT_LOG}) until two windows in a row agree within 5% (the JIT has settled).
+ * harness pins to their own vCPUs, so the icount plugin's per-vCPU counts are each side's. The client drives its
+ * calls as the other icount cases' requesters do: one call in flight, each sent on the connection's event loop from
+ * the previous one's completion ({@link CallChain}, the listener form of {@link RpcClient#call}), while the main
+ * thread sleeps; it counts the calls and sets the plugin's marks itself ({@code $VM_ICOUNT_MARK}) around windows of
+ * calls, reading the plugin's log ({@code $VM_ICOUNT_LOG}) until two windows in a row agree within 5% (the JIT has
+ * settled).
  *
  * <pre>
  *   java -cp benchmarks.jar dev.rpcrdma.benchmarks.vm.GssIcount server ADDRESS TCP_PORT RDMA_PORT DIR
@@ -73,8 +83,11 @@ public final class GssIcount {
     static final int SIZE = 1 << 20;
     static final String SERVER = "nfs/localhost";
     static final String USER = "alice";
-    /** NULL calls before the first window: the harness lowers C2's threshold to 1000 invocations. */
-    static final int WARM_NULL_CALLS = Integer.getInteger("gss.icount.warmNullCalls", 1500);
+    /**
+     * NULL calls before the first window (the harness lowers C2's threshold to 1000 invocations): 1,500 left the JIT
+     * compiling through eight windows on a loaded host (run T2 took 5,000).
+     */
+    static final int WARM_NULL_CALLS = Integer.getInteger("gss.icount.warmNullCalls", 5000);
 
     private GssIcount() {
     }
@@ -156,18 +169,10 @@ public final class GssIcount {
             RpcClient client = connect(group, transport, new InetSocketAddress(address,
                     transport.equals("rdma") ? rdmaPort : tcpPort));
             try {
-                CallOptions options = options(client, flavor, alice);
-                Call call = echo ? () -> {
-                    XdrPayload a = client.newPayload();
-                    a.writeDdpOpaque(Unpooled.wrappedBuffer(data));
-                    byte[] back = client.callAndWait(PROG, VERS, ECHO, a, r -> r.readOpaque(SIZE), options);
-                    if (back.length != SIZE || back[SIZE - 1] != data[SIZE - 1]) {
-                        throw new IllegalStateException("echoed " + back.length + " bytes, not the ones sent");
-                    }
-                } : () -> client.callAndWait(PROG, VERS, 0, XdrPayload.empty(), r -> null, options);
+                CallChain chain = new CallChain(client, options(client, flavor, alice, echo), echo ? data : null);
                 String name = "gss_" + transport + "_" + flavor + "_" + p[2];
                 // Warm-up: at least a window and enough calls for the JIT (-XX:CompileThreshold of the harness).
-                if (!measure(name, call, marks, windowSeconds, maxWindows, echo ? 100 : WARM_NULL_CALLS)) {
+                if (!measure(name, chain, marks, windowSeconds, maxWindows, echo ? 100 : WARM_NULL_CALLS)) {
                     status = 1;
                 }
             } finally {
@@ -192,7 +197,13 @@ public final class GssIcount {
                 .connect(server).sync().channel());
     }
 
-    static CallOptions options(RpcClient client, String flavor, GSSCredential alice) throws Exception {
+    /**
+     * The case's options: its credential (a fresh RPCSEC_GSS context for krb5, krb5i, krb5p); an ECHO's reply hints
+     * (a 1 MiB DDP-eligible item, RFC 8166 §4.3.2); a NULL's a 512-byte largest reply, as
+     * {@link CallOptions#NULL_CALL}'s, so that over RDMA it offers no chunk (with the ECHO's hints, as before, each
+     * NULL provisioned a 1 MiB Write chunk and a Reply chunk).
+     */
+    static CallOptions options(RpcClient client, String flavor, GSSCredential alice, boolean echo) throws Exception {
         CallOptions options;
         if (flavor.equals("sys")) {
             options = CallOptions.DEFAULT.withCredential(new AuthSysCredential(1, "bench", 0, 0).toOpaqueAuth());
@@ -206,37 +217,121 @@ public final class GssIcount {
             options = RpcGssClientContext.establish(client, PROG, VERS, alice,
                     Krb5Credentials.principalName(Krb5Realm.name(SERVER)), service).callOptions();
         }
-        return options.withTimeout(Duration.ofSeconds(60)).withReplyHints(SIZE, SIZE + 65536);
-    }
-
-    /** One call of a case. */
-    interface Call {
-        void run() throws Exception;
+        options = options.withTimeout(Duration.ofSeconds(60));
+        return echo ? options.withReplyHints(SIZE, SIZE + 65536) : options.withMaxReplySize(512);
     }
 
     /**
-     * Warm-up of {@code windowSeconds}, then windows of calls (as many as fit in {@code windowSeconds}) between two
-     * marks, until two in a row agree within 5% on every vCPU's user-space instructions per call.
+     * A case's calls, one in flight: each is sent on the connection's event loop from the previous one's completion
+     * (the listener form of {@link RpcClient#call}: one listener and one decoder, kept for every call), until the
+     * caller asks it to stop; the calling thread only starts a run and waits for its end, blocked, so that no caller's
+     * wait or hand-off to the loop is in a window's count. An ECHO's reply is compared byte for byte with what was
+     * sent.
      */
-    static boolean measure(String name, Call call, Marks marks, int windowSeconds, int maxWindows, int warmCalls)
-            throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(windowSeconds);
-        long warm = 0;
-        while (System.nanoTime() - end < 0 || warm < warmCalls) {
-            call.run();
-            warm++;
+    static final class CallChain implements RpcCallListener<Boolean>, RpcReplyDecoder<Boolean> {
+        private final RpcClient client;
+        private final CallOptions options;
+        private final byte[] data;
+        private final ByteBuf expected;
+        private volatile boolean stopping;
+        // minCalls: written by the caller before it hands the run to the loop; calls and failure: written on the
+        // loop, read by the caller once done is counted down. The executor's hand-off and the latch order them.
+        private long minCalls;
+        private long calls;
+        private Throwable failure;
+        private CountDownLatch done;
+
+        /** {@code data} null: NULL calls; otherwise ECHO calls of it. */
+        CallChain(RpcClient client, CallOptions options, byte[] data) {
+            this.client = client;
+            this.options = options;
+            this.data = data;
+            this.expected = data == null ? null : Unpooled.wrappedBuffer(data).asReadOnly();
         }
+
+        /**
+         * Makes calls for {@code seconds} and at least {@code atLeast} of them, then returns how many completed; a
+         * failed call fails the run.
+         */
+        long run(int seconds, long atLeast) throws Exception {
+            minCalls = atLeast;
+            calls = 0;
+            failure = null;
+            stopping = false;
+            done = new CountDownLatch(1);
+            client.channel().eventLoop().execute(this::next);
+            done.await(seconds, TimeUnit.SECONDS);
+            stopping = true;
+            done.await();
+            if (failure != null) {
+                throw new IllegalStateException("call " + (calls + 1) + " failed", failure);
+            }
+            return calls;
+        }
+
+        /** On the event loop: the next call, or the end of the run. */
+        private void next() {
+            if (stopping && calls >= minCalls) {
+                done.countDown();
+                return;
+            }
+            try {
+                if (data == null) {
+                    client.call(PROG, VERS, 0, XdrPayload.empty(), this, options, this);
+                } else {
+                    XdrPayload args = client.newPayload();
+                    args.writeDdpOpaque(Unpooled.wrappedBuffer(data));
+                    client.call(PROG, VERS, ECHO, args, this, options, this);
+                }
+            } catch (Throwable t) {
+                onFailure(t);
+            }
+        }
+
+        @Override
+        public Boolean decode(XdrReader results) throws XdrException {
+            if (data == null) {
+                return Boolean.TRUE;
+            }
+            ByteBuf echoed = results.readDdpOpaque(SIZE);
+            try {
+                return ByteBufUtil.equals(expected, echoed);
+            } finally {
+                echoed.release();
+            }
+        }
+
+        @Override
+        public void onResult(Boolean same) {
+            if (!same) {
+                onFailure(new IllegalStateException("the echoed bytes are not the ones sent"));
+                return;
+            }
+            calls++;
+            next();
+        }
+
+        @Override
+        public void onFailure(Throwable cause) {
+            failure = cause;
+            done.countDown();
+        }
+    }
+
+    /**
+     * Warm-up of {@code windowSeconds} and at least {@code warmCalls} calls, then windows of calls ({@code
+     * windowSeconds} each) between two marks, until two in a row agree within 5% on every vCPU's user-space
+     * instructions per call.
+     */
+    static boolean measure(String name, CallChain chain, Marks marks, int windowSeconds, int maxWindows,
+                           int warmCalls) throws Exception {
+        long warm = chain.run(windowSeconds, warmCalls);
         System.out.println(name + ": " + warm + " warm-up calls");
         double[] previous = null;
         double[] current = null;
         for (int w = 1; w <= maxWindows; w++) {
             int idA = marks.fire();
-            long calls = 0;
-            end = System.nanoTime() + TimeUnit.SECONDS.toNanos(windowSeconds);
-            while (System.nanoTime() - end < 0 || calls == 0) {
-                call.run();
-                calls++;
-            }
+            long calls = chain.run(windowSeconds, 1);
             int idB = marks.fire();
             // The plugin's log is read after the window: nothing but the calls (and one start of the mark
             // binary, see overhead()) runs between the two marks.
