@@ -163,12 +163,13 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
         RpcRdmaResponder responder = new RpcRdmaResponder(ResponderSetup.of(config, thresholds, stats,
                 dispatcher.stats()).withConnection(connection).withBackward(backward));
         p.addLast("rpcRdmaResponder", responder);
-        // The responder counts the connection's use and calls itself: an idle timeout and no limiter (the calls in
-        // flight are bounded by credits), nothing between it and the dispatcher, no hop per call.
-        guard.install(p, responder);
         p.addLast("rpcDispatcher", dispatcher);
         if (backchannelTimeout != null) {
             p.addLast("rpcBackchannel", new RpcClientHandler(dispatcher.stats(), backchannelTimeout));
         }
+        // The responder counts the connection's use and calls itself: an idle timeout and no limiter (the calls in
+        // flight are bounded by credits), nothing between it and the dispatcher, no hop per call. The timer goes last:
+        // with the responder first, the channel hands each receive straight to it (no generic pipeline hop).
+        guard.install(p, responder);
     }
 }

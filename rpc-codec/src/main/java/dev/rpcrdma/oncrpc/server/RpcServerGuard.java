@@ -88,16 +88,18 @@ public final class RpcServerGuard {
 
     /**
      * For a transport handler that counts its connection's use and its calls in progress itself ({@code use}; the
-     * calls in flight bounded by the transport, e.g. RPC-over-RDMA's credits): adds only an idle timeout, first in
+     * calls in flight bounded by the transport, e.g. RPC-over-RDMA's credits): adds only an idle timeout, last in
      * {@code p}, that closes the connection (logged, counted in {@link #idleConnectionsClosed()}) once it has been
      * idle for {@link RpcServerLimits#idleTimeout()} with no call in progress. Unlike {@link #install(ChannelPipeline,
-     * boolean)} nothing in the pipeline sees each message: no hop per call.
+     * boolean)} nothing in the pipeline sees each message: no hop per call. Last, so that it stands neither before the
+     * transport's handler (which a transport may then call without the pipeline's generic path) nor between it and
+     * the handlers after it; its close passes the handlers before it, none of which intercepts a close.
      */
     public void install(ChannelPipeline p, RpcConnectionUse use) {
         ObjectUtil.checkNotNull(use, "use");
         long idle = limits.idleTimeout().toMillis();
         if (idle > 0) {
-            p.addFirst("rpcIdle", new RpcIdleClose(TimeUnit.MILLISECONDS.toNanos(idle), this, use));
+            p.addLast("rpcIdle", new RpcIdleClose(TimeUnit.MILLISECONDS.toNanos(idle), this, use));
         }
     }
 
