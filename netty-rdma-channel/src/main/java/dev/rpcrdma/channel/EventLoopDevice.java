@@ -96,6 +96,11 @@ final class EventLoopDevice {
         }
     }
 
+    /** The loop that owns this device's objects. */
+    io.netty.util.concurrent.ThreadAwareExecutor executor() {
+        return handler.receiveHolders.loop();
+    }
+
     int fd() {
         return compChannel.fd();
     }
