@@ -148,7 +148,7 @@ class ReceiveBuffersTest {
                 handedUp.put(message);
             }
         } finally {
-            sequence.offer(-1);
+            sequence.offer(-1, 30, java.util.concurrent.TimeUnit.SECONDS); // no wait if the handler failed
             handler.join(30_000);
         }
         assertNull(failure.get(), () -> "the handler saw bytes change under it: " + failure.get());
