@@ -148,7 +148,7 @@ class ReceiveBuffersTest {
                 handedUp.put(message);
             }
         } finally {
-            sequence.offer(-1, 30, java.util.concurrent.TimeUnit.SECONDS); // no wait if the handler failed
+            sequence.offer(-1, 30, java.util.concurrent.TimeUnit.SECONDS); // bounded: a failed handler takes no more
             handler.join(30_000);
         }
         assertNull(failure.get(), () -> "the handler saw bytes change under it: " + failure.get());
