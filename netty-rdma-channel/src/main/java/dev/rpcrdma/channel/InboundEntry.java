@@ -148,11 +148,13 @@ final class InboundEntry {
         synchronized (pipeline) {
             now = pipeline.firstContext();
         }
-        if (now != observed || observed.isRemoved() || observed.executor() != channel.eventLoop()) {
+        if (now != observed || observed.isRemoved()) {
             return; // the next event through the pipeline looks again
         }
         ChannelHandler handler = observed.handler();
-        ChannelInboundHandler in = handler instanceof ChannelInboundHandler ? (ChannelInboundHandler) handler : null;
+        // A handler on an executor of its own is adopted as one that takes neither event: no new adoption per event.
+        ChannelInboundHandler in = handler instanceof ChannelInboundHandler && observed.executor() == channel.eventLoop()
+                ? (ChannelInboundHandler) handler : null;
         reads = in != null && handles(handler.getClass(), "channelRead", ChannelHandlerContext.class, Object.class)
                 ? in : null;
         readsComplete = in != null && handles(handler.getClass(), "channelReadComplete", ChannelHandlerContext.class)

@@ -162,6 +162,30 @@ class InboundEntryTest {
     }
 
     @Test
+    void aFirstHandlerOnAnotherExecutorIsLeftToThePipeline() throws Exception {
+        DefaultEventLoopGroup other = new DefaultEventLoopGroup(1);
+        try {
+            List<String> seen = new ArrayList<>();
+            EmbeddedChannel ch = new EmbeddedChannel();
+            ch.pipeline().addLast(other, new Recorder("a", seen));
+            InboundEntry entry = new InboundEntry(ch);
+            entry.fireChannelRead("1");
+            ch.runPendingTasks();
+            ChannelHandlerContext adopted = entry.adopted();
+            assertSame(ch.pipeline().firstContext(), adopted, "adopted as taking neither event");
+            entry.fireChannelRead("2");
+            assertTrue(!ch.hasPendingTasks(), "no new adoption per event");
+            other.submit(() -> { }).sync();
+            synchronized (seen) {
+                assertEquals(List.of("a:read 1", "a:read 2"), seen, "delivered on its executor by the pipeline");
+            }
+            ch.finishAndReleaseAll();
+        } finally {
+            other.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    @Test
     void whatTheHandlerThrowsGoesToItsExceptionCaught() {
         List<String> seen = new ArrayList<>();
         EmbeddedChannel ch = new EmbeddedChannel();
