@@ -51,6 +51,12 @@ final class EventLoopDevice {
      */
     private final boolean coldWhenDrained;
     private final IntObjectMap<RdmaChannel> channels = new IntObjectHashMap<>();
+    /**
+     * The channel of the last completion routed by channel id, and that id (-1: none): a batch's completions mostly
+     * come from one connection (a Send's and the next receive's), so the map is asked once per change of channel.
+     */
+    private int lastChannelId = -1;
+    private RdmaChannel lastChannel;
     /** Channels whose queue pair receives through a shared receive queue, by queue pair number. */
     private final IntObjectMap<RdmaChannel> byQpNum = new IntObjectHashMap<>();
     /** The loop's shared receive queues on the device (one per receive buffer size), by index. */
@@ -88,6 +94,11 @@ final class EventLoopDevice {
             d.destroy();
             throw t;
         }
+    }
+
+    /** The loop that owns this device's objects. */
+    io.netty.util.concurrent.ThreadAwareExecutor executor() {
+        return handler.receiveHolders.loop();
     }
 
     int fd() {
@@ -146,6 +157,10 @@ final class EventLoopDevice {
         }
         target.reserved += entries;
         channels.put(channelId, channel);
+        if (channelId == lastChannelId) {
+            lastChannelId = -1; // never, unless an id came round again
+            lastChannel = null;
+        }
         references++;
         return target;
     }
@@ -193,6 +208,10 @@ final class EventLoopDevice {
      */
     void detach(int channelId, int qpNum, Cq cq, int entries, boolean drained) {
         channels.remove(channelId);
+        if (channelId == lastChannelId) {
+            lastChannelId = -1;
+            lastChannel = null;
+        }
         byQpNum.remove(qpNum);
         if (drained && cq != null) {
             cq.reserved -= entries;
@@ -322,7 +341,16 @@ final class EventLoopDevice {
                 return;
             }
         } else {
-            ch = channels.get(WorkRequestIds.channelId(wrId));
+            int id = WorkRequestIds.channelId(wrId);
+            if (id == lastChannelId) {
+                ch = lastChannel;
+            } else {
+                ch = channels.get(id);
+                if (ch != null) {
+                    lastChannelId = id;
+                    lastChannel = ch;
+                }
+            }
         }
         if (ch == null) {
             // Only after the close backstop destroyed a queue pair whose work requests had not all come back.

@@ -55,6 +55,8 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     private SendQueue sends;
     ConnectionState state = ConnectionState.NEW;
     private final CmConnection cm = new CmConnection(this);
+    /** Fires the read events at the pipeline's first handler where that is what the pipeline would do. */
+    final InboundEntry inbound = new InboundEntry(this);
     /** The first failure: the channel closes (after the completion batch that found it). */
     private Throwable failure;
     private boolean readPending;
@@ -404,7 +406,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             if (!config.isAutoRead()) {
                 readPending = false; // one read() asks for one batch
             }
-            pipeline().fireChannelReadComplete();
+            inbound.fireChannelReadComplete();
         }
         if (state.closing()) {
             if (closePromise != null && !terminating && drained()) {
@@ -532,7 +534,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             if (!config.isAutoRead()) {
                 readPending = false;
             }
-            pipeline().fireChannelReadComplete();
+            inbound.fireChannelReadComplete();
         }
     }
 

@@ -171,7 +171,7 @@ final class RdmaEndpoint {
                 ep.qp = ep.createQueuePair(id, ep.cq.queue, null, ep.receiveQueueSize, sge);
                 ep.qpNum = ep.qp.qpNum();
                 ep.receives = new ReceiveBuffers(alloc, ep.receiveBufferSize, ep.receiveQueueSize,
-                        config.receiveSpareBuffers());
+                        config.receiveSpareBuffers(), handler.receiveHolders.loop());
                 ep.receiveRegion = ep.pd.registerMemory(ep.receives.address(), ep.receives.capacity(),
                         RdmaAccess.LOCAL_WRITE);
             }

@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledUnsafeDirectByteBuf;
 import io.netty.util.ResourceLeakDetector;
+import io.netty.util.concurrent.ThreadAwareExecutor;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -19,26 +20,46 @@ final class ReceiveBuffers {
     private final ByteBufAllocator alloc;
     private final int bufferSize;
     private final int slots;
+    /** The loop that lends; null: every give-back takes the lock. */
+    private final ThreadAwareExecutor loop;
     /** Released by {@link #close()} or by the last give-back after it. */
     private ByteBuf slab;
     private final long address;
-    /** Free slot buffers (a stack); a lent one is referenced only by whoever holds it. */
+    /**
+     * Free slot buffers (a stack) of the loop: popped by {@link #lend} and pushed by a give-back on the loop thread,
+     * without a lock. A lent one is referenced only by whoever holds it.
+     */
     private final Slot[] free;
     private final Slot[] all;
     private int freeCount;
-    private int lent;
+    /** Slots given back on other threads (under the lock), moved to {@link #free} by a lend that finds it empty. */
+    private final Slot[] returned;
+    private int returnedCount;
+    /** Lends less give-backs on the loop thread before the close. Written by the loop only. */
+    private int lentByLoop;
+    /** Give-backs on other threads, and all give-backs after the close. Under the lock. */
+    private int returnedElsewhere;
     /** Between {@link #lend(int)} and {@link #lent(int)} (event loop). */
     private Slot lending;
+    /** Set by the loop under the lock; read without it only on the loop thread. */
     private boolean closed;
 
+    /** Buffers whose every give-back takes the lock (no loop known). */
     ReceiveBuffers(ByteBufAllocator alloc, int bufferSize, int queueSize, int spare) {
+        this(alloc, bufferSize, queueSize, spare, null);
+    }
+
+    /** Buffers lent by {@code loop}, which takes back the buffers released on its thread without a lock. */
+    ReceiveBuffers(ByteBufAllocator alloc, int bufferSize, int queueSize, int spare, ThreadAwareExecutor loop) {
         this.alloc = alloc;
         this.bufferSize = bufferSize;
         this.slots = queueSize + spare;
+        this.loop = loop;
         slab = alloc.directBuffer(Math.multiplyExact(slots, bufferSize));
         address = slab.memoryAddress();
         free = new Slot[slots];
         all = new Slot[slots];
+        returned = new Slot[slots];
         for (int i = 0; i < slots; i++) {
             all[i] = new Slot(this, i, slab.nioBuffer(i * bufferSize, bufferSize));
         }
@@ -68,10 +89,11 @@ final class ReceiveBuffers {
     /**
      * Lends completed slot {@code slot} in exchange for a free one, which the caller reposts in its place; the
      * caller then takes the lent buffer with {@link #lent(int)}. Returns the free slot, or -1 when none is free (or
-     * after close): then nothing changed and the receive is to be copied. One lock per receive, one per release.
+     * after close): then nothing changed and the receive is to be copied. Loop thread; no lock unless the loop's free
+     * slots ran out and those given back elsewhere are taken.
      */
-    synchronized int lend(int slot) {
-        if (freeCount == 0 || closed) {
+    int lend(int slot) {
+        if (closed || freeCount == 0 && !takeReturned()) {
             return -1;
         }
         Slot spare = free[--freeCount];
@@ -79,8 +101,19 @@ final class ReceiveBuffers {
         lending = all[slot];
         // While lent the channel keeps no reference to the buffer: a leaked one is collected and reported.
         all[slot] = null;
-        lent++;
+        lentByLoop++;
         return spare.index;
+    }
+
+    /** Moves the slots given back on other threads to the loop's free stack; true if there were any. */
+    private synchronized boolean takeReturned() {
+        int n = returnedCount;
+        for (int i = 0; i < n; i++) {
+            free[freeCount++] = returned[i];
+            returned[i] = null;
+        }
+        returnedCount = 0;
+        return n > 0;
     }
 
     /** The buffer of the slot {@link #lend(int)} just lent, holding {@code length} received bytes (refCnt 1). */
@@ -99,13 +132,20 @@ final class ReceiveBuffers {
     }
 
     private void giveBack(Slot s) {
+        ThreadAwareExecutor l = loop;
+        if (l != null && l.isExecutorThread(Thread.currentThread()) && !closed) {
+            all[s.index] = s;
+            free[freeCount++] = s;
+            lentByLoop--;
+            return;
+        }
         ByteBuf toRelease = null;
         synchronized (this) {
-            lent--;
             all[s.index] = s;
+            returnedElsewhere++;
             if (!closed) {
-                free[freeCount++] = s;
-            } else if (lent == 0) {
+                returned[returnedCount++] = s;
+            } else if (lentByLoop == returnedElsewhere) {
                 toRelease = slab;
                 slab = null;
             }
@@ -117,7 +157,7 @@ final class ReceiveBuffers {
 
     /**
      * The channel is done with the slab (its memory region is deregistered: nothing is posted). The slab is released
-     * now, or by the last lent buffer's release.
+     * now, or by the last lent buffer's release. Loop thread (the lending one).
      */
     void close() {
         ByteBuf toRelease = null;
@@ -128,7 +168,9 @@ final class ReceiveBuffers {
             closed = true;
             Arrays.fill(free, 0, freeCount, null);
             freeCount = 0;
-            if (lent == 0) {
+            Arrays.fill(returned, 0, returnedCount, null);
+            returnedCount = 0;
+            if (lentByLoop == returnedElsewhere) {
                 toRelease = slab;
                 slab = null;
             }

@@ -21,6 +21,11 @@ final class ReceiveHolders {
         this.loop = loop;
     }
 
+    /** The loop these holders belong to. */
+    ThreadAwareExecutor loop() {
+        return loop;
+    }
+
     /** A free holder, or a new one (bound to this loop) when none is free. Loop thread only. */
     RdmaReceive take() {
         int n = count;

@@ -184,6 +184,6 @@ final class ReceiveQueue {
             channel.fail(ex);
             return;
         }
-        channel.pipeline().fireChannelRead(RdmaReceive.newInstance(holders, buf, invalidated, invalidatedRkey));
+        channel.inbound.fireChannelRead(RdmaReceive.newInstance(holders, buf, invalidated, invalidatedRkey));
     }
 }

@@ -66,7 +66,7 @@ final class SharedReceives {
         try {
             EventLoopDevice.Cq cq = loop.dedicatedCq(d + batch - 1);
             s = new SharedReceives(index, bufferSize, d, batch, srq, cq,
-                    new ReceiveBuffers(alloc, bufferSize, d + batch - 1, spare));
+                    new ReceiveBuffers(alloc, bufferSize, d + batch - 1, spare, loop.executor()));
             s.region = loop.pd.registerMemory(s.buffers.address(), s.buffers.capacity(), AccessFlags.LOCAL_WRITE);
             for (int slot = 0; slot < s.queueSize; slot++) {
                 srq.postReceive(s.wrId(slot), s.buffers.slotAddress(slot), bufferSize, s.region.lkey());

@@ -4,6 +4,7 @@ import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.util.ResourceLeakDetector;
+import io.netty.util.concurrent.ThreadAwareExecutor;
 import io.netty.util.internal.PlatformDependent;
 import org.junit.jupiter.api.Test;
 
@@ -61,16 +62,33 @@ class ReceiveBuffersTest {
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
         try {
             for (int round = 0; round < 4; round++) {
-                handUps(20_000);
+                handUps(20_000, false);
+                handUps(20_000, true);
             }
         } finally {
             ResourceLeakDetector.setLevel(level);
         }
     }
 
-    private static void handUps(int count) throws Exception {
+    /**
+     * {@code count} receives lent; with {@code loopKnown} the buffers know their loop (this thread), which then keeps
+     * about a quarter of them itself and releases them here (given back without the lock), the rest going to the
+     * handler's thread (given back under the lock, taken by a later lend).
+     */
+    private static void handUps(int count, boolean loopKnown) throws Exception {
         SlabAllocator alloc = new SlabAllocator();
-        ReceiveBuffers rb = new ReceiveBuffers(alloc, 256, 4, 4);
+        Thread loop = Thread.currentThread();
+        ReceiveBuffers rb = new ReceiveBuffers(alloc, 256, 4, 4, !loopKnown ? null : new ThreadAwareExecutor() {
+            @Override
+            public boolean isExecutorThread(Thread thread) {
+                return thread == loop;
+            }
+
+            @Override
+            public void execute(Runnable command) {
+                throw new UnsupportedOperationException();
+            }
+        });
         ByteBuf slab = alloc.slab;
         ArrayDeque<Integer> posted = new ArrayDeque<>(java.util.List.of(0, 1, 2, 3));
         BlockingQueue<ByteBuf> handedUp = new ArrayBlockingQueue<>(16);
@@ -78,9 +96,12 @@ class ReceiveBuffersTest {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread handler = new Thread(() -> {
             try {
-                for (int i = 0; i < count; i++) {
-                    ByteBuf b = handedUp.take();
+                while (true) {
                     int expected = sequence.take();
+                    if (expected < 0) {
+                        break;
+                    }
+                    ByteBuf b = handedUp.take();
                     ByteBuf s = b.slice(4, b.readableBytes() - 4);
                     if (ThreadLocalRandom.current().nextInt(8) == 0) {
                         Thread.yield();
@@ -117,10 +138,17 @@ class ReceiveBuffersTest {
                 content.skipBytes(HEADER);
                 ByteBuf message = ReceiveBuffers.retainedTail(content);
                 content.release();
+                if (loopKnown && ThreadLocalRandom.current().nextInt(4) == 0) {
+                    int first = message.getInt(0);
+                    message.release(); // on the loop
+                    assertEquals(i, first, "a kept receive's bytes");
+                    continue;
+                }
                 sequence.put(i);
                 handedUp.put(message);
             }
         } finally {
+            sequence.offer(-1, 30, java.util.concurrent.TimeUnit.SECONDS); // bounded: a failed handler takes no more
             handler.join(30_000);
         }
         assertNull(failure.get(), () -> "the handler saw bytes change under it: " + failure.get());

@@ -159,7 +159,8 @@ public final class RpcRdmaServerInitializer extends ChannelInitializer<Channel> 
         }
         // The responder counts the connection's use and calls itself: an idle timeout and no limiter (the calls in
         // flight are bounded by credits), nothing between it and the dispatcher, no hop per call. The timer goes
-        // last: the responder stays the first handler, so its replies take the channel's direct send lane.
+        // last: with the responder first, the channel hands each receive straight to it and its replies take the
+        // channel's direct send lane.
         guard.install(p, responder);
     }
 }

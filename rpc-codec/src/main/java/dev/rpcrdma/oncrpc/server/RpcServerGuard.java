@@ -92,8 +92,9 @@ public final class RpcServerGuard {
      * {@code p} (install it once the pipeline is complete), that closes the connection (logged, counted in
      * {@link #idleConnectionsClosed()}) once it has been idle for {@link RpcServerLimits#idleTimeout()} with no call in
      * progress. Unlike {@link #install(ChannelPipeline, boolean)} nothing in the pipeline sees each message: no hop
-     * per call; and being last it leaves the transport handler first, next to the channel, where its Sends may go
-     * straight to the channel (the RDMA channel's direct send lane).
+     * per call. Last, so that the transport handler stays first, next to the channel, which may then hand it each
+     * receive and take its Sends without the pipeline's generic path; its close passes the handlers before it, none
+     * of which intercepts a close.
      */
     public void install(ChannelPipeline p, RpcConnectionUse use) {
         ObjectUtil.checkNotNull(use, "use");
