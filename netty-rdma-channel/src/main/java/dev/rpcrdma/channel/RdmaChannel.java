@@ -13,8 +13,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
-import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.PromiseNotifier;
 import io.netty.util.internal.ObjectUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -24,7 +22,6 @@ import java.net.SocketAddress;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ConnectionPendingException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -37,9 +34,6 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaChannel.class);
     private static final AtomicInteger IDS = new AtomicInteger();
     private static final int UPPER_LAYER_WRITABILITY_BIT = 2;
-    private static final int DRAIN_TIMEOUT_MILLIS = 5000;
-    /** The wait for the flushes of the state change where work posted after the error is never flushed (iWARP). */
-    private static final int SETTLE_MILLIS = 200;
     private static final byte[] EMPTY = new byte[0];
 
     private final int channelId = IDS.incrementAndGet() & 0xffffff;
@@ -71,19 +65,8 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     /** The current poll batch fired an RdmaReceive, and had this many completions. */
     private boolean batchRead;
     private int batchCompletions;
-    /** The close waiting for the drain (io_uring's delayed close), and the backstop timer. */
-    private ChannelPromise closePromise;
-    private Throwable closeCause;
-    private ClosedChannelException closedCause;
-    private Future<?> drainTimeout;
-    /**
-     * {@link System#nanoTime()} after which a close stops waiting for flushes, on a device that does not flush work
-     * posted after the error ({@link VerbsDevice#flushesWorkPostedInError()}); 0 elsewhere. Loop thread.
-     */
-    private long settleDeadline;
-    /** The loop is terminating: the close finishes without the executor ({@link RdmaIoHandle#terminate}). */
-    private boolean terminating;
-    private boolean terminatingWasActive;
+    /** The close waiting for the drain. */
+    private final DrainingClose closing = new DrainingClose(this);
     /**
      * The device (its capabilities, queried once per device by the fabric), kept so that capability questions from
      * any thread never touch a CM id that may be destroyed: set from the connect request (accepted channels) or when
@@ -337,6 +320,35 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         return ep;
     }
 
+    void clearEndpoint() {
+        ep = null;
+    }
+
+    SendQueue sendQueue() {
+        return sends;
+    }
+
+    ReceiveQueue receiveQueue() {
+        return receives;
+    }
+
+    CmConnection cm() {
+        return cm;
+    }
+
+    VerbsDevice device() {
+        return device;
+    }
+
+    /** Inside a poll batch of the loop: a close from a handler finishes after the batch. */
+    boolean polling() {
+        return polling;
+    }
+
+    RdmaChannelUnsafe rdmaUnsafe() {
+        return (RdmaChannelUnsafe) unsafe();
+    }
+
     /** The loop's completion queue this channel's queue pair completes into, or null. */
     EventLoopDevice.Cq completionQueue() {
         RdmaEndpoint e = ep;
@@ -357,10 +369,6 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     }
 
     /**
-     * Processes one completion by its kind: a receive to the {@link ReceiveQueue}, a send-queue entry to the
-     * {@link SendQueue}. While draining, the flush completions come this way too.
-     */
-    /**
      * Polls this channel's completion queues now, so that messages already received are delivered while the channel
      * is still active (before a close the peer caused: the CM's event can be handled before the queue is polled).
      * Event loop only; not from inside a poll.
@@ -373,6 +381,10 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         }
     }
 
+    /**
+     * Processes one completion by its kind: a receive to the {@link ReceiveQueue}, a send-queue entry to the
+     * {@link SendQueue}. While draining, the flush completions come this way too.
+     */
     void completion(CompletionArray wc, int i) {
         batchCompletions++;
         if (ep == null) {
@@ -409,9 +421,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             inbound.fireChannelReadComplete();
         }
         if (state.closing()) {
-            if (closePromise != null && !terminating && drained()) {
-                ((RdmaChannelUnsafe) unsafe()).closeNow();
-            }
+            closing.batchDone();
         } else if (failure != null) {
             if (awaitingConnectVerdict()) {
                 // A reject moves the connecting queue pair to error, and its flushed receives can come before the
@@ -582,127 +592,10 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
 
     // ------------------------------------------------------------------ close
 
-    /** Every posted work request came back (completed or flushed): the verbs objects may go. */
-    private boolean drained() {
-        RdmaEndpoint e = ep;
-        return e == null || sends.inFlight() == 0 && receives.posted() == 0;
-    }
-
-    /**
-     * Whether the close may go on: everything came back, or (on a device that never flushes work posted after the
-     * error) the flushes of the state change had their time, {@link #SETTLE_MILLIS}.
-     */
-    private boolean drainDone() {
-        return drained() || settleDeadline != 0 && System.nanoTime() - settleDeadline >= 0;
-    }
-
-    /**
-     * Starts closing without waiting: no more posts or registrations, pending connect/accept fail, the connect
-     * request is rejected or the connection disconnected, the queue pair goes to error so the device flushes what
-     * is posted, with a drain marker behind an unsignalled last Send. Idempotent.
-     */
-    private void beginClose() {
-        ConnectionState was = state;
-        if (was.closing()) {
-            return;
-        }
-        state = ConnectionState.DRAINING;
-        SendQueue s = sends;
-        if (s != null && ep != null) {
-            s.postDirect(false); // Sends the direct lane staged in this batch go out first, as written
-        }
-        registry.closeRegistrations();
-        cm.close(was);
-        RdmaEndpoint e = ep;
-        if (e != null) {
-            receives.dropHeld();
-            try {
-                e.qp.modifyToError();
-            } catch (IOException ex) {
-                logger.warn("{}: modify QP to error failed", this, ex);
-            }
-            if (!sends.postDrainMarker()) {
-                logger.warn("{}: posting the drain marker failed; unsignalled Sends may never be reported", this);
-            }
-            VerbsDevice d = device;
-            if (d != null && !d.flushesWorkPostedInError()) {
-                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SETTLE_MILLIS);
-                settleDeadline = deadline == 0 ? 1 : deadline;
-            }
-        }
-    }
-
-    /** The backstop: the device did not flush in time. */
-    private void drainTimedOut() {
-        drainTimeout = null;
-        if (closePromise != null && state == ConnectionState.DRAINING && !drained()) {
-            ((RdmaChannelUnsafe) unsafe()).closeNow();
-        }
-    }
-
-    /**
-     * While the loop shuts down (no timers run): finishes a close whose drain is done by {@link #drainDone()}'s
-     * settle rule, as {@link #drainTimedOut()} would. Loop thread.
-     */
-    void checkDrain() {
-        if (closePromise != null && !terminating && state == ConnectionState.DRAINING && !closeFuture().isDone()
-                && !drained() && drainDone()) {
-            ((RdmaChannelUnsafe) unsafe()).closeNow();
-        }
-    }
-
     /** The channel's own teardown: everything drained (or abandoned), destroy in verbs order. */
     @Override
-    protected void doClose() throws Exception {
-        if (state == ConnectionState.CLOSED) {
-            return; // closeForcibly() after close(), or twice (failed registration, then the acceptor)
-        }
-        beginClose(); // closeForcibly() without close() (a failed registration): nothing was posted then
-        active = false;
-        open = false;
-        Future<?> t = drainTimeout;
-        drainTimeout = null;
-        if (t != null) {
-            t.cancel(false);
-        }
-        RdmaEndpoint e = ep;
-        boolean qpBusy = e != null && e.qpTeardown == RdmaEndpoint.QP_DESTROYING;
-        if (e != null) {
-            boolean drained = drained();
-            if (!drained && settleDeadline != 0) {
-                logger.debug("{}: {} send and {} receive work requests posted after the queue pair went to error "
-                        + "were not flushed (the device flushes only at the state change); destroying the queue pair "
-                        + "first: once it is gone the device owns none of their memory",
-                        this, sends.inFlight(), receives.posted());
-            } else if (!drained) {
-                logger.warn("{}: the device did not flush {} send and {} receive work requests within {} ms; "
-                        + "destroying the queue pair first: once it is gone the device owns none of their memory",
-                        this, sends.inFlight(), receives.posted(), DRAIN_TIMEOUT_MILLIS);
-            }
-            // Verbs order: MWs (the QP is in error: no bind runs any more; MemoryRegistry.releaseWindows), QP, MRs,
-            // then the loop's CQ and PD with its last channel; the id in closeCm. A queue pair whose destroy is still
-            // under way (the loop terminating) keeps everything.
-            if (!qpBusy) {
-                registry.releaseWindows();
-            }
-            if (e.destroyQueues(drained) || drained && e.qpTeardown != RdmaEndpoint.QP_DESTROYING) {
-                registry.releaseAll();
-                e.destroyMemory();
-            } else {
-                logger.error("{}: the queue pair could not be destroyed with work requests outstanding; leaking "
-                        + "its registered memory rather than freeing it under the device", this);
-            }
-            ep = null;
-        }
-        state = ConnectionState.CLOSED;
-        if (qpBusy) {
-            // Only when the loop ends before the destroy returned (it waits up to QP_DESTROY_WAIT for it).
-            logger.error("{}: the event loop ended while its queue pair was still being destroyed; leaking its "
-                    + "registered memory and RDMA-CM id rather than freeing them under the device", this);
-            abandonCm();
-        } else {
-            closeCm();
-        }
+    protected void doClose() {
+        closing.destroy();
     }
 
     @Override
@@ -713,7 +606,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     /**
      * Drives the channel's I/O: connect, completion polling and dispatch by work-request kind, the delayed close.
      */
-    private final class RdmaChannelUnsafe extends RdmaUnsafe {
+    final class RdmaChannelUnsafe extends RdmaUnsafe {
         @Override
         public void connect(SocketAddress remoteAddress, SocketAddress localAddress, ChannelPromise promise) {
             if (!promise.setUncancellable() || !ensureOpen(promise)) {
@@ -734,93 +627,34 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
             }
         }
 
-        /**
-         * The delayed close (as io_uring's): starts closing, and completes the close (Netty's, which fails unposted
-         * writes, fires channelInactive and deregisters) only once every posted work request came back through
-         * the loop's completion polling, or at the backstop timer.
-         */
+        /** The delayed close ({@link DrainingClose}). */
         @Override
         protected void close(ChannelPromise promise, Throwable cause, ClosedChannelException closeCause) {
             if (closeFuture().isDone()) {
                 safeSetSuccess(promise);
                 return;
             }
-            if (closePromise != null) {
-                closePromise.addListener(new PromiseNotifier<>(false, promise));
-                return;
-            }
-            closePromise = promise.isVoid() ? newPromise() : promise;
-            RdmaChannel.this.closeCause = cause;
-            closedCause = closeCause;
-            beginClose();
-            if (drained()) {
-                if (!polling) {
-                    closeNow();
-                } // else completionsDone() finishes it after the batch
-            } else if (!terminating) {
-                drainTimeout = eventLoop().schedule(RdmaChannel.this::drainTimedOut,
-                        settleDeadline != 0 ? SETTLE_MILLIS : DRAIN_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
-            }
+            closing.close(promise, cause, closeCause);
+        }
+
+        /** Netty's close, once the queue pair is drained and destroyed. */
+        void closeNetty(ChannelPromise promise, Throwable cause, ClosedChannelException closeCause) {
+            super.close(promise, cause, closeCause);
         }
 
         @Override
         public boolean draining() {
-            return closePromise != null && !closeFuture().isDone();
+            return closing.draining();
         }
 
         @Override
         public void checkDrain() {
-            RdmaChannel.this.checkDrain();
+            closing.checkDrain();
         }
 
-        /**
-         * Finishes the delayed close: first the queue pair is destroyed on a teardown thread
-         * ({@link QueuePairTeardown}: {@code ibv_destroy_qp} may sleep in the kernel), then, back on the loop, Netty's
-         * close ({@link #doClose()} frees the memory, the queue pair being gone).
-         */
-        void closeNow() {
-            RdmaEndpoint e = ep;
-            if (e != null && e.qp != null && e.qpTeardown != RdmaEndpoint.QP_STUCK) {
-                if (e.qpTeardown == RdmaEndpoint.QP_HERE) {
-                    registry.releaseWindows(); // before the destroy: a bound window can hold the QP (Linux rxe_mw.c)
-                    e.qpTeardown = RdmaEndpoint.QP_DESTROYING;
-                    ioHandler.teardown.destroy(e.qp, destroyed -> {
-                        e.queuePairDestroyed(destroyed);
-                        if (!closeFuture().isDone() && !terminating) {
-                            closeNow();
-                        }
-                    });
-                }
-                return;
-            }
-            super.close(closePromise, RdmaChannel.this.closeCause, closedCause);
-        }
-
-        /**
-         * The loop is terminating: start closing (if not yet), then finish on this thread once drained (the loop
-         * keeps polling meanwhile), or now when {@code abandon}.
-         */
         @Override
         public boolean terminate(boolean abandon) {
-            if (state == ConnectionState.CLOSED) {
-                return true;
-            }
-            if (!terminating) {
-                terminating = true;
-                terminatingWasActive = isActive();
-                beginClose();
-            }
-            RdmaEndpoint e = ep;
-            if (!abandon && (!drainDone() || e != null && e.qpTeardown == RdmaEndpoint.QP_DESTROYING)) {
-                return false;
-            }
-            closeForcibly(); // doClose(): destroys what drained, leaks (logged) what did not
-            failOutbound();
-            if (terminatingWasActive) {
-                pipeline().fireChannelInactive();
-            }
-            pipeline().fireChannelUnregistered();
-            return true;
+            return closing.terminate(abandon);
         }
     }
 }
