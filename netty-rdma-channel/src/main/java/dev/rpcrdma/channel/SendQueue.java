@@ -8,48 +8,20 @@ import dev.rpcrdma.channel.fabric.SendWorkRequest;
 import dev.rpcrdma.channel.fabric.WcStatus;
 import dev.rpcrdma.channel.fabric.WrOpcode;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
-import io.netty.util.ReferenceCountUtil;
-import io.netty.util.internal.logging.InternalLogger;
-import io.netty.util.internal.logging.InternalLoggerFactory;
 
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
 
 /**
- * The send side of one {@link RdmaChannel}'s queue pair (io_uring's {@code SubmissionQueue} plus the channel's
- * write scheduling): a ring of in-flight entries, one per send-queue entry, indexed by a sequence number carried in
- * the {@code wr_id}; staging of the outbound buffer's messages as work requests, posted in chains of up to
- * {@link QueuePair#MAX_POST_CHAIN} (one {@code ibv_post_send}, one doorbell); selective signalling (one in half the
- * queue, and the last of a flush whose message waits for its completion); unstaging of what the device rejected;
- * retiring on a signalled completion (which retires every earlier unsignalled entry: completions are in order);
- * send slots for Sends larger than the inline threshold; the channel's writability (user-defined bit 1: at most
- * {@code sendDepth} requests outstanding); and the drain marker of close (the queue pair has one entry more for it).
- *
- * <p>Ownership: a Send's bytes are copied when it is posted (inline into the work request, else into a registered
- * send slot), so it is removed from the outbound buffer, released and its promise completed then. RDMA Read, RDMA
- * Write and Bind stay in the outbound buffer ("held") until their completion retires them, and a Send behind one of
- * them waits with it, so promises complete in write order. Event-loop confined.
+ * The send side of one {@link RdmaChannel}'s queue pair: posts the outbound buffer's messages in chains, signalled
+ * selectively, and retires them in order from their completions through a ring of {@link SendQueueEntry}s indexed by
+ * the sequence number in the {@code wr_id}. The package documentation gives the ownership rules. Event-loop confined.
  */
 final class SendQueue {
-    private static final InternalLogger logger = InternalLoggerFactory.getInstance(SendQueue.class);
     private static final int WRITABILITY_BIT = 1;
-
-    /** What an entry carries, for error messages; the drain marker's failure is expected (it is posted to a QP in error). */
-    private static final int SEND = 0;
-    private static final int SEND_WITH_INVALIDATE = 1;
-    private static final int RDMA_WRITE = 2;
-    private static final int RDMA_READ = 3;
-    private static final int BIND_WINDOW = 4;
-    private static final int DRAIN_MARKER = 5;
-    private static final int LOCAL_INVALIDATE = 6;
-    private static final String[] NAMES = {
-        "Send", "Send With Invalidate", "RDMA Write", "RDMA Read", "Bind Memory Window", "drain marker",
-        "Local Invalidate"
-    };
 
     private final RdmaChannel channel;
     private final RdmaEndpoint ep;
@@ -57,22 +29,14 @@ final class SendQueue {
     /** Work requests the channel may have outstanding (writability); the queue pair has one entry more. */
     private final int depth;
     /** One entry per send queue entry: {@code depth} for writes plus one for the drain marker. */
-    private final InFlight[] inFlight;
+    private final SendQueueEntry[] inFlight;
     private final SendWorkRequest drainMarker = new SendWorkRequest();
     private final FlushedMessages flushed = new FlushedMessages();
     private final HeadSends headSends = new HeadSends();
     /** Requests staged by this pass in the queue pair's {@link SendChain} (one more may be half begun). */
     private int chained;
-    /**
-     * The direct lane's Sends in the chain ({@link #sendDirect}), in order, and their sequence numbers: released and
-     * their promises completed once the chain is posted (an inline Send's bytes are read by the post).
-     */
-    private final Object[] directMessages = new Object[QueuePair.MAX_POST_CHAIN];
-    private final ChannelPromise[] directPromises = new ChannelPromise[QueuePair.MAX_POST_CHAIN];
-    private final int[] directSeqs = new int[QueuePair.MAX_POST_CHAIN];
-    private int directCount;
-    /** Sends the direct lane took, for tests ({@code DirectSends} in the test-jar). */
-    private int directSends;
+    /** The direct lane's Sends in the chain ({@link #sendDirect}). */
+    private final DirectSendLane direct;
     private int head;
     private int tail;
     private int unsignaledRun;
@@ -93,39 +57,17 @@ final class SendQueue {
         this.channel = channel;
         this.ep = ep;
         this.channelId = channelId;
+        direct = new DirectSendLane(channel);
         depth = ep.sendDepth;
-        inFlight = new InFlight[depth + 1];
+        inFlight = new SendQueueEntry[depth + 1];
         for (int i = 0; i < inFlight.length; i++) {
-            inFlight[i] = new InFlight();
-        }
-    }
-
-    /** What one posted work request holds until it is retired; one per send-queue entry, reused. */
-    private static final class InFlight {
-        int kind;
-        int sendSlot = -1;
-        RdmaMemory memory;
-        RdmaBindWindow bind;
-        RdmaLocalInvalidate invalidate;
-        /** The message is still in the outbound buffer: retiring this entry completes its promise. */
-        boolean held;
-        boolean signaled;
-
-        InFlight reset(int kind) {
-            this.kind = kind;
-            sendSlot = -1;
-            memory = null;
-            bind = null;
-            invalidate = null;
-            held = false;
-            signaled = false;
-            return this;
+            inFlight[i] = new SendQueueEntry();
         }
     }
 
     /** Sends the direct lane took ({@link #sendDirect}). */
     int directSends() {
-        return directSends;
+        return direct.taken();
     }
 
     /** Work requests posted and not retired yet. */
@@ -166,7 +108,7 @@ final class SendQueue {
      * close beginning posts the staged Sends first ({@link #postDirect}), as the pipeline would have posted them.
      */
     boolean sendDirect(ChannelOutboundBuffer out, Object msg, ChannelPromise promise, boolean defer) {
-        if (writing || chained != directCount || inFlight() >= depth || !channel.canPost() || promise.isDone()) {
+        if (writing || chained != direct.count() || inFlight() >= depth || !channel.canPost() || promise.isDone()) {
             return false;
         }
         ByteBuf content;
@@ -187,11 +129,7 @@ final class SendQueue {
             unsignaledRun = 0;
         }
         // Recorded first: a chain that fills up is posted from inside stage(), and finishes its direct Sends then.
-        directSends++;
-        int i = directCount++;
-        directMessages[i] = msg;
-        directPromises[i] = promise;
-        directSeqs[i] = tail;
+        direct.add(msg, promise, tail);
         try {
             stage(msg, signal, false);
             if (!defer || !promise.isVoid()) {
@@ -227,56 +165,6 @@ final class SendQueue {
         ChannelOutboundBuffer in = outbound;
         if (in != null) {
             updateWritability(in);
-        }
-    }
-
-    /**
-     * The direct lane's Sends staged before sequence {@code postedBefore} were posted: released, promises succeeded;
-     * the rest were not (unstaged): released, promises failed with {@code cause}, the failure recorded first so that
-     * no listener posts behind them.
-     */
-    private void finishDirect(int postedBefore, Throwable cause) {
-        int n = directCount;
-        if (n == 0) {
-            return;
-        }
-        directCount = 0; // a listener may send again (into the emptied lists)
-        boolean failed = false;
-        for (int i = 0; i < n; i++) {
-            Object msg = directMessages[i];
-            directMessages[i] = null;
-            releaseSend(msg);
-            failed |= directSeqs[i] - postedBefore >= 0;
-        }
-        if (failed && channel.canPost()) {
-            channel.recordFailure(cause);
-        }
-        // Only a non-void promise runs listeners that may send again (into index 0 on): a Send with one is posted at
-        // once, so it is the chain's last, completed after every other; a failure stops the lane first.
-        for (int i = 0; i < n; i++) {
-            ChannelPromise p = directPromises[i];
-            directPromises[i] = null;
-            if (directSeqs[i] - postedBefore >= 0) {
-                p.tryFailure(cause);
-            } else if (!p.isVoid()) {
-                p.trySuccess();
-            }
-        }
-    }
-
-    /**
-     * Releases a Send the lane posted or dropped, as the outbound buffer's removal does (a failure to release is
-     * logged, never thrown); a {@link ByteBuf} directly, so the call site stays monomorphic.
-     */
-    private static void releaseSend(Object msg) {
-        if (msg instanceof ByteBuf) {
-            try {
-                ((ByteBuf) msg).release();
-            } catch (RuntimeException e) {
-                logger.warn("Failed to release a Send: {}", msg, e);
-            }
-        } else {
-            ReferenceCountUtil.safeRelease(msg);
         }
     }
 
@@ -468,47 +356,9 @@ final class SendQueue {
         int seq = tail;
         SendChain wr = ep.qp.sendChain(); // written once, straight into the native chain on a native queue pair
         wr.begin(wrId(seq), signal ? SendFlags.SIGNALED : 0);
-        InFlight f = inFlight[Integer.remainderUnsigned(seq, inFlight.length)];
-        if (msg instanceof ByteBuf || msg instanceof RdmaSend) {
-            RdmaSend send = msg instanceof RdmaSend ? (RdmaSend) msg : null;
-            ByteBuf content = send != null ? send.content() : (ByteBuf) msg;
-            f.reset(sendOpcode(wr, send));
-            int length = content.readableBytes();
-            if (length > 0 && !(length <= ep.maxInline && addInline(wr, content, ep.maxSendSge))) {
-                wr.restart(wrId(seq), signal ? SendFlags.SIGNALED : 0);
-                sendOpcode(wr, send);
-                int slot = ep.allocateSendSlot();
-                if (slot < 0) {
-                    throw new IllegalStateException("no free send slot although the send queue has room");
-                }
-                content.getBytes(content.readerIndex(), ep.sendSlab, slot * ep.sendSlotSize, length);
-                wr.addSge(ep.sendSlotAddress(slot), length, ep.sendRegion.lkey());
-                f.sendSlot = slot;
-            }
-        } else if (msg instanceof RdmaOneSidedOperation) {
-            RdmaOneSidedOperation a = (RdmaOneSidedOperation) msg;
-            boolean write = a instanceof RdmaWrite;
-            wr.opcode(write ? WrOpcode.RDMA_WRITE : WrOpcode.RDMA_READ);
-            wr.addSge(a.local().address() + a.offset(), a.length(), a.local().lkey());
-            wr.remote(a.remoteAddress(), a.rkey());
-            f.reset(write ? RDMA_WRITE : RDMA_READ);
-            f.memory = a.local();
-        } else if (msg instanceof RdmaLocalInvalidate) {
-            RdmaLocalInvalidate li = (RdmaLocalInvalidate) msg;
-            wr.opcode(WrOpcode.LOCAL_INV);
-            wr.invalidateRkey(li.rkey());
-            f.reset(LOCAL_INVALIDATE);
-            f.invalidate = li;
-        } else {
-            RdmaBindWindow b = (RdmaBindWindow) msg;
-            wr.opcode(WrOpcode.BIND_MW);
-            wr.bind(b.window().window, b.rkey(), b.memory().region(), b.address(),
-                    b.length(), b.access());
-            f.reset(BIND_WINDOW);
-            f.memory = b.memory();
-            f.bind = b;
-        }
-        if (f.kind == RDMA_READ) {
+        SendQueueEntry f = inFlight[Integer.remainderUnsigned(seq, inFlight.length)];
+        f.encode(wr, msg, ep, wrId(seq), signal ? SendFlags.SIGNALED : 0);
+        if (f.kind == SendQueueEntry.RDMA_READ) {
             readsInFlight++;
         } else if (readsInFlight > 0 && ep.fenceBehindReads) {
             wr.sendFlags(wr.sendFlags() | SendFlags.FENCE);
@@ -532,16 +382,6 @@ final class SendQueue {
         return WorkRequestIds.encode(channelId, WorkRequestIds.SEND_QUEUE, seq);
     }
 
-    private static int sendOpcode(SendChain wr, RdmaSend send) {
-        if (send != null && send.isInvalidate()) {
-            wr.opcode(WrOpcode.SEND_WITH_INV);
-            wr.invalidateRkey(send.invalidateRkey());
-            return SEND_WITH_INVALIDATE;
-        }
-        wr.opcode(WrOpcode.SEND);
-        return SEND;
-    }
-
     /** Posts the staged chain with one {@code ibv_post_send}; what the device rejected is unstaged. */
     private void postChain() throws IOException {
         int n = chained;
@@ -554,14 +394,14 @@ final class SendQueue {
             ep.qp.sendChain().post();
         } catch (PostException ex) {
             unstage(first + ex.posted());
-            finishDirect(first + ex.posted(), ex);
+            direct.finish(first + ex.posted(), ex);
             throw ex;
         } catch (IOException | RuntimeException ex) {
             unstage(first);
-            finishDirect(first, ex);
+            direct.finish(first, ex);
             throw ex;
         }
-        finishDirect(tail, null);
+        direct.finish(tail, null);
     }
 
     /** Forgets a chain that will not be posted ({@code cause}: the failure while staging it). */
@@ -574,14 +414,14 @@ final class SendQueue {
         }
         int first = tail - n;
         unstage(first);
-        finishDirect(first, cause);
+        direct.finish(first, cause);
     }
 
     /** Undoes the accounting of the staged requests from sequence {@code from} on (they were never posted). */
     private void unstage(int from) {
         while (tail - from > 0) {
             tail--;
-            InFlight f = inFlight[Integer.remainderUnsigned(tail, inFlight.length)];
+            SendQueueEntry f = inFlight[Integer.remainderUnsigned(tail, inFlight.length)];
             if (f.sendSlot >= 0) {
                 ep.freeSendSlot(f.sendSlot);
             }
@@ -591,44 +431,12 @@ final class SendQueue {
             if (f.held) {
                 heldInBuffer--;
             }
-            if (f.kind == RDMA_READ) {
+            if (f.kind == SendQueueEntry.RDMA_READ) {
                 readsInFlight--;
             }
-            f.reset(SEND);
+            f.reset(SendQueueEntry.SEND);
         }
         lastPostedSignaled = tail == head || inFlight[Integer.remainderUnsigned(tail - 1, inFlight.length)].signaled;
-    }
-
-    /**
-     * Adds the content's components as inline SGEs to {@code wr}; false if a component has no memory address or there
-     * are more than {@code maxSge} (what the queue pair was granted) of them.
-     */
-    private static boolean addInline(SendChain wr, ByteBuf content, int maxSge) {
-        int length = content.readableBytes();
-        if (content.hasMemoryAddress()) {
-            wr.addSge(content.memoryAddress() + content.readerIndex(), length, 0);
-        } else if (content instanceof CompositeByteBuf && content.nioBufferCount() <= maxSge) {
-            CompositeByteBuf c = (CompositeByteBuf) content;
-            int offset = c.readerIndex();
-            int end = offset + length;
-            while (offset < end) {
-                int ci = c.toComponentIndex(offset);
-                ByteBuf component = c.internalComponent(ci);
-                int componentStart = c.toByteIndex(ci);
-                int n = Math.min(end - offset, component.readableBytes() - (offset - componentStart));
-                if (!component.hasMemoryAddress() || wr.numSge() == maxSge) {
-                    return false;
-                }
-                if (n > 0) {
-                    wr.addSge(component.memoryAddress() + component.readerIndex() + (offset - componentStart), n, 0);
-                }
-                offset += n;
-            }
-        } else {
-            return false;
-        }
-        wr.sendFlags(wr.sendFlags() | SendFlags.INLINE);
-        return true;
     }
 
     /**
@@ -638,10 +446,10 @@ final class SendQueue {
      */
     void retire(int seq, int status) {
         while (head - seq <= 0 && head != tail) {
-            InFlight f = inFlight[Integer.remainderUnsigned(head, inFlight.length)];
+            SendQueueEntry f = inFlight[Integer.remainderUnsigned(head, inFlight.length)];
             int st = head == seq ? status : WcStatus.SUCCESS;
             head++;
-            if (f.kind == RDMA_READ) {
+            if (f.kind == SendQueueEntry.RDMA_READ) {
                 readsInFlight--;
             }
             if (f.sendSlot >= 0) {
@@ -657,11 +465,11 @@ final class SendQueue {
                 } else if (f.invalidate != null) {
                     channel.registry().invalidatedLocally(f.invalidate.window(), f.invalidate.rkey());
                 }
-            } else if (f.kind != DRAIN_MARKER) {
-                cause = channel.workRequestFailed(NAMES[f.kind], st, f.held);
+            } else if (f.kind != SendQueueEntry.DRAIN_MARKER) {
+                cause = channel.workRequestFailed(f.name(), st, f.held);
             }
             boolean held = f.held;
-            f.reset(SEND);
+            f.reset(SendQueueEntry.SEND);
             if (held) {
                 heldInBuffer--;
                 ChannelOutboundBuffer in = outbound;
@@ -715,8 +523,8 @@ final class SendQueue {
         } catch (IOException ex) {
             return false;
         }
-        InFlight f = inFlight[Integer.remainderUnsigned(seq, inFlight.length)];
-        f.reset(DRAIN_MARKER);
+        SendQueueEntry f = inFlight[Integer.remainderUnsigned(seq, inFlight.length)];
+        f.reset(SendQueueEntry.DRAIN_MARKER);
         f.signaled = true;
         lastPostedSignaled = true;
         tail++;
