@@ -2,14 +2,11 @@ package dev.rpcrdma.channel;
 
 import dev.rpcrdma.channel.fabric.Fabric;
 import dev.rpcrdma.channel.fabric.VerbsDevice;
-import dev.rpcrdma.channel.unix.Libc;
 import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.IoOps;
 import io.netty.channel.IoRegistration;
-import io.netty.channel.unix.FileDescriptor;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
@@ -25,11 +22,7 @@ import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The {@link IoHandler} of the RDMA transport, for
@@ -38,20 +31,12 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class RdmaIoHandler implements IoHandler {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaIoHandler.class);
-    private static final long AWAKE = -1L;
-    /** {@link #nextWakeupNanos} while the loop waits (any value but {@link #AWAKE}). */
-    private static final long ASLEEP = Long.MAX_VALUE;
     /**
      * A time about 146 years after the executor's ticker started (no overflow when the executor subtracts that start
      * from it), so after the deadline of any task scheduled for this century; a later deadline reads as a shorter
      * delay than it is, and the loop wakes early.
      */
     static final long FAR_FUTURE = Long.MAX_VALUE / 2;
-    /** Longest time a loop whose channels are all hot goes without looking at its fds (RDMA-CM events). */
-    static final long FD_CHECK_INTERVAL_MICROS = 1000;
-    private static final long FD_CHECK_INTERVAL_NANOS = TimeUnit.MICROSECONDS.toNanos(FD_CHECK_INTERVAL_MICROS);
-    /** Rounds of the loop (busy-poll spins, or runs that found work) between two reads of the clock. */
-    static final int ROUNDS_PER_CLOCK_READ = 32;
     /** How long {@link #destroy()} waits for the device to flush what closing channels had posted. */
     private static final long TERMINATION_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
     /**
@@ -72,13 +57,12 @@ public final class RdmaIoHandler implements IoHandler {
     private final RdmaIoHandlerConfig config;
     private final Fabric fabric;
     private final EpollSet epoll;
-    private final FileDescriptor wakeupFd;
-    private final AtomicLong nextWakeupNanos = new AtomicLong(AWAKE);
+    private final WakeupEventFd wakeupFd;
     /** Queue pairs destroyed off the loop ({@code ibv_destroy_qp} may sleep), their continuations run here. */
     final QueuePairTeardown teardown = new QueuePairTeardown(this);
-    private final IntObjectMap<Registration> byFd = new IntObjectHashMap<>();
-    private final List<Registration> registrations = new ArrayList<>();
-    private Registration[] snapshot = new Registration[0];
+    private final IntObjectMap<RdmaIoRegistration> byFd = new IntObjectHashMap<>();
+    private final List<RdmaIoRegistration> registrations = new ArrayList<>();
+    private RdmaIoRegistration[] snapshot = new RdmaIoRegistration[0];
     private boolean snapshotStale;
     /** The loop's shared objects per device (a handful), and by completion-channel fd. */
     private final Map<VerbsDevice, EventLoopDevice> devices = new IdentityHashMap<>();
@@ -87,27 +71,11 @@ public final class RdmaIoHandler implements IoHandler {
     private EventLoopDevice[] loopDevices = new EventLoopDevice[0];
     /** Devices the last {@link #pollHot} found with a cold (armed) queue. */
     private int coldSkipped;
-    /**
-     * When the fds were last looked at ({@code System.nanoTime()}), as of the last clock read: a look at the fds
-     * sets {@link #fdsLooked} instead of reading the clock (one clock read less per wake-up), and the next clock read
-     * takes its time as the look's.
-     */
-    private long lastFdCheck = System.nanoTime();
-    private boolean fdsLooked;
-    private int roundsSinceClockRead;
+    private final FdCheckClock fdClock = new FdCheckClock();
     /** What the last successful {@link #busyPoll} found. */
     private int busyWork;
     private boolean shutdownHookAdded;
     private boolean destroyed;
-    /**
-     * Threads inside {@link #wakeup()}'s eventfd write, plus {@link #WAKEUP_FD_CLOSING} once destroy() wants the fd
-     * closed: whoever brings the count of writers to zero with that bit set closes it, so no write can hit a closed
-     * (or reused) fd number and destroy() never waits for another thread.
-     */
-    private final AtomicInteger wakeupWriters = new AtomicInteger();
-    private static final int WAKEUP_FD_CLOSING = 1 << 30;
-    private final AtomicBoolean wakeupFdClosed = new AtomicBoolean();
-
     private RdmaIoHandler(ThreadAwareExecutor executor, RdmaIoHandlerConfig config) {
         this.executor = ObjectUtil.checkNotNull(executor, "executor");
         countable = executor instanceof SingleThreadEventExecutor
@@ -117,7 +85,7 @@ public final class RdmaIoHandler implements IoHandler {
         this.config = config;
         this.fabric = config.fabric();
         this.epoll = new EpollSet(config.maxEvents());
-        this.wakeupFd = Libc.newEventFd();
+        this.wakeupFd = new WakeupEventFd();
         try {
             epoll.add(wakeupFd.intValue());
         } catch (IOException e) {
@@ -172,17 +140,16 @@ public final class RdmaIoHandler implements IoHandler {
             if (work > 0) {
                 return total + work;
             }
-            // Announced as asleep: wakeup() writes the eventfd. Only AWAKE or not matters to it (a task scheduled
-            // from another thread comes through execute(), which wakes the loop), so the deadline is not asked for
-            // (Netty's deadlineNanos() reads the clock when no task is scheduled).
-            nextWakeupNanos.set(ASLEEP);
+            // Announced as asleep: wakeup() writes the eventfd. No deadline is asked for (Netty's deadlineNanos()
+            // reads the clock when no task is scheduled).
+            wakeupFd.sleeping();
             int timeout;
             try {
                 // After announcing the sleep: a teardown thread that finished before it did not write the eventfd.
                 timeout = noTasks(context) && !teardown.hasCompleted() ? timeoutMillis(context) : 0;
                 work = waitAndDispatch(timeout);
             } finally {
-                nextWakeupNanos.lazySet(AWAKE);
+                wakeupFd.awake();
             }
             work += teardown.runCompleted() + pollHot(false);
             total += work;
@@ -224,7 +191,7 @@ public final class RdmaIoHandler implements IoHandler {
 
     /**
      * Spins on {@link #pollHot} for about {@code busyNanos}; true (with the work in {@link #busyWork}) if it found
-     * work. The clock is read once every {@value #ROUNDS_PER_CLOCK_READ} empty rounds, not per round:
+     * work. The clock is read once every {@value FdCheckClock#ROUNDS_PER_CLOCK_READ} empty rounds, not per round:
      * {@code System.nanoTime()} is a system call wherever the clocksource has no vDSO (HPET or ACPI PM timer in a
      * virtual machine, where it can cost more than the poll itself), and the latency of noticing a
      * completion is the length of one round. So the loop spins up to that many rounds longer than asked.
@@ -238,10 +205,10 @@ public final class RdmaIoHandler implements IoHandler {
             if (coldSkipped > 0) {
                 work += checkFds();
             }
-            if (++rounds == ROUNDS_PER_CLOCK_READ) {
+            if (++rounds == FdCheckClock.ROUNDS_PER_CLOCK_READ) {
                 rounds = 0;
                 long now = System.nanoTime();
-                if (fdsDue(now)) {
+                if (fdClock.due(now)) {
                     work += checkFds();
                 }
                 if (!started) {
@@ -259,33 +226,12 @@ public final class RdmaIoHandler implements IoHandler {
         return false;
     }
 
-    /**
-     * Looks at the fds without waiting if some channel is cold or the last look is too old; else does nothing. The
-     * clock is read on one call in {@value #ROUNDS_PER_CLOCK_READ} (see {@link #busyPoll}).
-     */
+    /** Looks at the fds without waiting if some channel is cold or the last look is too old ({@link FdCheckClock}). */
     private int checkFdsIfDue() {
         if (coldSkipped > 0) {
             return checkFds();
         }
-        if (++roundsSinceClockRead < ROUNDS_PER_CLOCK_READ) {
-            return 0;
-        }
-        roundsSinceClockRead = 0;
-        return fdsDue(System.nanoTime()) ? checkFds() : 0;
-    }
-
-    /**
-     * Whether the fds are due for a look at clock reading {@code now}: at least {@value #FD_CHECK_INTERVAL_MICROS} µs
-     * since the last. A look since the previous clock read counts as made at {@code now} (the loop does not read the
-     * clock per wake-up, so it knows that time only to within {@value #ROUNDS_PER_CLOCK_READ} rounds).
-     */
-    private boolean fdsDue(long now) {
-        if (fdsLooked) {
-            fdsLooked = false;
-            lastFdCheck = now;
-            return false;
-        }
-        return now - lastFdCheck >= FD_CHECK_INTERVAL_NANOS;
+        return fdClock.dueThisRound() ? checkFds() : 0;
     }
 
     private int checkFds() {
@@ -295,11 +241,9 @@ public final class RdmaIoHandler implements IoHandler {
     /**
      * The {@code epoll_wait} timeout until the loop's next scheduled task, rounded up to whole milliseconds (0 if it
      * is due). The delay comes from {@link IoHandlerContext#delayNanos}, on the executor's own clock (Netty's
-     * scheduled-task ticker), as in {@code EpollIoHandler}; subtracting {@code System.nanoTime()} from
-     * {@code deadlineNanos()} gave a delay that was always negative, and the loop busy-spun on {@code epoll_wait(0)}
-     * whenever any task was scheduled (e.g. an RPC call timeout). The clock is read only when a task is scheduled:
-     * the delay from a time later than any deadline ({@link #FAR_FUTURE}) is 0 then, and without one it is what the
-     * executor answers at any time (its purge interval).
+     * scheduled-task ticker, not {@code System.nanoTime()}), as in {@code EpollIoHandler}. The clock is read only
+     * when a task is scheduled: the delay from a time later than any deadline ({@link #FAR_FUTURE}) is 0 then, and
+     * without one it is what the executor answers at any time (its purge interval).
      */
     static int timeoutMillis(IoHandlerContext context) {
         long delay = context.delayNanos(FAR_FUTURE);
@@ -313,9 +257,9 @@ public final class RdmaIoHandler implements IoHandler {
         return (int) Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(roundedUp));
     }
 
-    private Registration[] snapshot() {
+    private RdmaIoRegistration[] snapshot() {
         if (snapshotStale) {
-            snapshot = registrations.toArray(new Registration[0]);
+            snapshot = registrations.toArray(new RdmaIoRegistration[0]);
             snapshotStale = false;
         }
         return snapshot;
@@ -418,13 +362,13 @@ public final class RdmaIoHandler implements IoHandler {
             logger.warn("epoll_wait failed", e);
             return 0;
         } finally {
-            fdsLooked = true;
+            fdClock.looked();
         }
         int work = 0;
         for (int i = 0; i < ready; i++) {
             int fd = epoll.fd(i);
             if (fd == wakeupFd.intValue()) {
-                Libc.eventFdRead(fd);
+                wakeupFd.consume();
                 continue;
             }
             EventLoopDevice d = devicesByFd.get(fd);
@@ -433,7 +377,7 @@ public final class RdmaIoHandler implements IoHandler {
                 work++;
                 continue;
             }
-            Registration r = byFd.get(fd);
+            RdmaIoRegistration r = byFd.get(fd);
             if (r == null || !r.valid) {
                 continue;
             }
@@ -461,7 +405,7 @@ public final class RdmaIoHandler implements IoHandler {
         if (destroyed) {
             return;
         }
-        for (Registration r : registrations.toArray(new Registration[0])) {
+        for (RdmaIoRegistration r : registrations.toArray(new RdmaIoRegistration[0])) {
             try {
                 r.handle.close();
             } catch (Exception e) {
@@ -485,7 +429,7 @@ public final class RdmaIoHandler implements IoHandler {
      */
     private void waitForDrain(long leftNanos) {
         boolean settling = false;
-        for (Registration r : snapshot()) {
+        for (RdmaIoRegistration r : snapshot()) {
             if (r.valid && r.handle.draining()) {
                 r.handle.checkDrain();
                 settling = true;
@@ -499,7 +443,7 @@ public final class RdmaIoHandler implements IoHandler {
     }
 
     private boolean anyDraining() {
-        for (Registration r : snapshot()) {
+        for (RdmaIoRegistration r : snapshot()) {
             if (r.valid && r.handle.draining()) {
                 return true;
             }
@@ -517,7 +461,7 @@ public final class RdmaIoHandler implements IoHandler {
         // is still registered (registered after the shutdown hook ran, or still draining) is torn down here, on the
         // loop thread: each starts closing, then the flush completions come through the normal poll path, this
         // thread sleeping in epoll_wait between them (as io_uring's handler waits for its ring when destroyed).
-        List<Registration> pending = new ArrayList<>(registrations);
+        List<RdmaIoRegistration> pending = new ArrayList<>(registrations);
         long start = System.nanoTime();
         while (true) {
             pending.removeIf(this::terminated);
@@ -528,14 +472,14 @@ public final class RdmaIoHandler implements IoHandler {
             }
             waitForDrain(left);
         }
-        for (Registration r : pending) {
+        for (RdmaIoRegistration r : pending) {
             try {
                 r.handle.terminate(true);
             } catch (Throwable t) {
                 logger.warn("failed to tear down {}", r.handle, t);
             }
         }
-        for (Registration r : registrations.toArray(new Registration[0])) {
+        for (RdmaIoRegistration r : registrations.toArray(new RdmaIoRegistration[0])) {
             r.cancel();
         }
         for (EventLoopDevice d : loopDevices.clone()) {
@@ -550,28 +494,15 @@ public final class RdmaIoHandler implements IoHandler {
         } catch (IOException e) {
             logger.debug("failed to close the epoll fd", e);
         }
-        // A wakeup() from another thread (e.g. shutdownGracefully) may race with this: no new write starts, and the
-        // last writer under way (or this thread, if there is none) closes the eventfd.
-        if (wakeupWriters.getAndAdd(WAKEUP_FD_CLOSING) == 0) {
-            closeWakeupFd();
-        }
+        // A wakeup() from another thread (e.g. shutdownGracefully) may race with this: WakeupEventFd.close().
+        wakeupFd.close();
         // The last loop of the JVM ends the teardown threads, the last loop of a fabric its threads.
         QueuePairTeardown.loopStopped();
         fabric.loopStopped();
     }
 
-    private void closeWakeupFd() {
-        if (wakeupFdClosed.compareAndSet(false, true)) {
-            try {
-                wakeupFd.close();
-            } catch (IOException e) {
-                logger.debug("failed to close the wakeup eventfd", e);
-            }
-        }
-    }
-
     /** Lets {@code r}'s handle finish terminating; true once it is done (a failure counts as done). */
-    private boolean terminated(Registration r) {
+    private boolean terminated(RdmaIoRegistration r) {
         try {
             return r.handle.terminate(false);
         } catch (Throwable t) {
@@ -589,7 +520,7 @@ public final class RdmaIoHandler implements IoHandler {
             shutdownHookAdded = true;
             ((SingleThreadEventExecutor) executor).addShutdownHook(this::closeAll);
         }
-        Registration r = new Registration(h);
+        RdmaIoRegistration r = new RdmaIoRegistration(this, executor, epoll, h);
         registrations.add(r);
         snapshotStale = true;
         h.registered();
@@ -601,16 +532,7 @@ public final class RdmaIoHandler implements IoHandler {
         if (executor.isExecutorThread(Thread.currentThread())) {
             return;
         }
-        int writers = wakeupWriters.incrementAndGet();
-        try {
-            if ((writers & WAKEUP_FD_CLOSING) == 0 && nextWakeupNanos.getAndSet(AWAKE) != AWAKE) {
-                Libc.eventFdWrite(wakeupFd.intValue(), 1L);
-            }
-        } finally {
-            if (wakeupWriters.decrementAndGet() == WAKEUP_FD_CLOSING) {
-                closeWakeupFd();
-            }
-        }
+        wakeupFd.wakeup();
     }
 
     @Override
@@ -618,84 +540,19 @@ public final class RdmaIoHandler implements IoHandler {
         return RdmaIoHandle.class.isAssignableFrom(handleType);
     }
 
-    /** One channel's registration; its attachment is this handler (the fabric, the loop's devices). */
-    private final class Registration implements IoRegistration {
-        final RdmaIoHandle handle;
-        final IntObjectMap<Integer> kinds = new IntObjectHashMap<>(4);
-        boolean valid = true;
+    /** {@code r} watches {@code fd}. Loop thread. */
+    void watched(int fd, RdmaIoRegistration r) {
+        byFd.put(fd, r);
+    }
 
-        Registration(RdmaIoHandle handle) {
-            this.handle = handle;
-        }
+    /** {@code fd} is no longer watched. Loop thread. */
+    void unwatched(int fd) {
+        byFd.remove(fd);
+    }
 
-        @SuppressWarnings("unchecked")
-        @Override
-        public <T> T attachment() {
-            return (T) RdmaIoHandler.this;
-        }
-
-        @Override
-        public long submit(IoOps ops) {
-            RdmaIoOps o = (RdmaIoOps) ops;
-            if (!executor.isExecutorThread(Thread.currentThread())) {
-                try {
-                    executor.execute(() -> submit(ops));
-                } catch (RejectedExecutionException e) {
-                    return -1; // the loop is gone, and its epoll set with it
-                }
-                return 0;
-            }
-            if (!valid) {
-                return -1;
-            }
-            try {
-                if (o.add) {
-                    if (kinds.put(o.fd, Integer.valueOf(o.kind)) == null) {
-                        epoll.add(o.fd);
-                    }
-                    byFd.put(o.fd, this);
-                } else if (kinds.remove(o.fd) != null) {
-                    byFd.remove(o.fd);
-                    epoll.remove(o.fd);
-                }
-            } catch (IOException e) {
-                throw new IllegalStateException("epoll_ctl failed for fd " + o.fd, e);
-            }
-            return 0;
-        }
-
-        @Override
-        public boolean isValid() {
-            return valid;
-        }
-
-        @Override
-        public boolean cancel() {
-            if (!valid) {
-                return false;
-            }
-            if (!executor.isExecutorThread(Thread.currentThread())) {
-                try {
-                    executor.execute(this::cancel);
-                } catch (RejectedExecutionException e) {
-                    return false; // destroy() cancels what is left on the loop thread
-                }
-                return true;
-            }
-            valid = false;
-            for (int fd : kinds.keySet()) {
-                byFd.remove(fd);
-                try {
-                    epoll.remove(fd);
-                } catch (IOException e) {
-                    logger.debug("epoll_ctl(DEL) failed for fd {}", fd, e);
-                }
-            }
-            kinds.clear();
-            registrations.remove(this);
-            snapshotStale = true;
-            handle.unregistered();
-            return true;
-        }
+    /** {@code r} was cancelled. Loop thread. */
+    void cancelled(RdmaIoRegistration r) {
+        registrations.remove(r);
+        snapshotStale = true;
     }
 }
