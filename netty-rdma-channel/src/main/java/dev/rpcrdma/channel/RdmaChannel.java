@@ -52,7 +52,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
     /** Fires the read events at the pipeline's first handler where that is what the pipeline would do. */
     final InboundEntry inbound = new InboundEntry(this);
     /** The first failure: the channel closes (after the completion batch that found it). */
-    private Throwable failure;
+    final ChannelFailures failures = new ChannelFailures(this);
     private boolean readPending;
     /**
      * Messages the outbound buffer took since the last flush reached {@link #doWrite} (unflushed writes are not
@@ -422,7 +422,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
         }
         if (state.closing()) {
             closing.batchDone();
-        } else if (failure != null) {
+        } else if (failures.first() != null) {
             if (awaitingConnectVerdict()) {
                 // A reject moves the connecting queue pair to error, and its flushed receives can come before the
                 // REJECTED event (iWARP: in the same wake-up, completions being polled first): the CM's verdict
@@ -459,76 +459,22 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
 
     /** The first failure recorded (closing follows), or null. */
     Throwable failure() {
-        return failure;
+        return failures.first();
     }
 
     /** Posting is allowed: not closing, not failed. */
     boolean canPost() {
-        return !state.closing() && failure == null && ep != null;
+        return !state.closing() && failures.first() == null && ep != null;
     }
 
     /** Records the first failure without telling the pipeline; the channel closes after the current batch. */
     void recordFailure(Throwable cause) {
-        if (failure == null) {
-            failure = cause;
-        }
+        failures.record(cause);
     }
 
     /** A failure the pipeline hears of (once), then the channel closes. */
     void fail(Throwable cause) {
-        recordFailure(cause);
-        if (!state.closing()) {
-            logger.debug("{} failed", this, cause);
-            pipeline().fireExceptionCaught(cause);
-            close();
-        }
-    }
-
-    /** A receive completed in error. */
-    void receiveFailed(int status) {
-        if (status != WcStatus.WR_FLUSH_ERR && failure == null) {
-            failure = new RdmaWorkRequestException("receive", status, null);
-            pipeline().fireExceptionCaught(failure);
-        } else if (!state.closing() && failure == null) {
-            // The queue pair went to error (e.g. the peer broke an access rule): the connection is dead.
-            failure = new RdmaWorkRequestException("receive", status, "queue pair in error");
-        }
-    }
-
-    /**
-     * A send-queue work request ({@code what}) completed with {@code status}: returns the cause its promise fails
-     * with. The first failure of an open channel breaks the connection; a Send whose promise completed when it was
-     * posted ({@code held} false) has no promise to fail, so the pipeline hears of it, unless the peer merely stopped
-     * answering or the connection ended under it (the connection is lost, which the close reports, as a TCP peer going
-     * away is not an exception): a flush on an open channel whose own requests had not failed means the queue pair went
-     * to error from outside, the peer's disconnect or (iWARP) its TERMINATE or abort, whose CM event may come after the
-     * flushes.
-     */
-    RdmaWorkRequestException workRequestFailed(String what, int status, boolean held) {
-        boolean closing = state.closing();
-        RdmaWorkRequestException cause = new RdmaWorkRequestException(what, status,
-                status == WcStatus.WR_FLUSH_ERR ? (closing ? "channel closed" : "queue pair in error") : null);
-        if (failure == null && (status != WcStatus.WR_FLUSH_ERR || !closing)) {
-            failure = cause;
-            // The responder's verdict on this very request (its NAK on IB and RoCE: remote access, invalid
-            // request/operational error) is reported even when the close already began: the peer, having failed the
-            // request (e.g. a receive too short), may disconnect before this completion is polled. Local errors
-            // while closing are the close's doing (an iWARP device may complete a Send it was transmitting with
-            // LOC_QP_OP_ERR when the connection drops) and are not reported.
-            boolean peersVerdict = status == WcStatus.REM_INV_REQ_ERR || status == WcStatus.REM_ACCESS_ERR
-                    || status == WcStatus.REM_OP_ERR;
-            if (!held && (!closing || peersVerdict)) {
-                // iWARP: the Send being transmitted completes with LOC_QP_OP_ERR when the peer's abort closes the
-                // stream under it (Linux siw_qp_tx.c), as it does when our own close does.
-                if (status == WcStatus.RETRY_EXC_ERR || status == WcStatus.RNR_RETRY_EXC_ERR
-                        || status == WcStatus.WR_FLUSH_ERR || status == WcStatus.LOC_QP_OP_ERR && iwarp()) {
-                    logger.info("{}: connection lost: {}", this, cause.getMessage());
-                } else {
-                    pipeline().fireExceptionCaught(cause);
-                }
-            }
-        }
-        return cause;
+        failures.fail(cause);
     }
 
     // ------------------------------------------------------------------ reads

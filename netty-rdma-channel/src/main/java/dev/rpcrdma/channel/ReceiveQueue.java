@@ -91,7 +91,7 @@ final class ReceiveQueue {
         }
         if (status != WcStatus.SUCCESS) {
             giveBackShared(slot);
-            channel.receiveFailed(status);
+            channel.failures.receiveFailed(status);
             return false;
         }
         if (closing) {

@@ -466,7 +466,7 @@ final class SendQueue {
                     channel.registry().invalidatedLocally(f.invalidate.window(), f.invalidate.rkey());
                 }
             } else if (f.kind != SendQueueEntry.DRAIN_MARKER) {
-                cause = channel.workRequestFailed(f.name(), st, f.held);
+                cause = channel.failures.workRequestFailed(f.name(), st, f.held);
             }
             boolean held = f.held;
             f.reset(SendQueueEntry.SEND);
