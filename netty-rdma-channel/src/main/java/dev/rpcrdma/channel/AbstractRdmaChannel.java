@@ -126,10 +126,6 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
     }
 
     /**
-     * Destroys the CM id, then its event channel (every event of the id was acked when it was read); called last by
-     * subclasses' {@code doClose}. Idempotent.
-     */
-    /**
      * Stops watching the RDMA-CM events and leaves the id and its event channel alone: a queue pair created on the id
      * is still being destroyed on another thread ({@code rdma_destroy_id} would free what {@code rdma_destroy_qp}
      * reads). Logged by the caller as a leak.
@@ -146,6 +142,10 @@ abstract class AbstractRdmaChannel extends AbstractChannel {
         }
     }
 
+    /**
+     * Destroys the CM id, then its event channel (every event of the id was acked when it was read); called last by
+     * subclasses' {@code doClose}. Idempotent.
+     */
     final void closeCm() {
         CmEventChannel events = cmEvents;
         CmId id = cmId;

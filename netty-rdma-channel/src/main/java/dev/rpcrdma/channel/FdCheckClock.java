@@ -28,7 +28,7 @@ final class FdCheckClock {
         looked = true;
     }
 
-    /** One round that found work: whether the fds are due, the clock read on one call in {@value #ROUNDS_PER_CLOCK_READ}. */
+    /** One round that found work: whether the fds are due (the clock read once in {@value #ROUNDS_PER_CLOCK_READ}). */
     boolean dueThisRound() {
         if (++roundsSinceClockRead < ROUNDS_PER_CLOCK_READ) {
             return false;

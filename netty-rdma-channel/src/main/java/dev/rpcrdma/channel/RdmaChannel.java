@@ -60,7 +60,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
      */
     private int unflushedWrites;
 
-    /** Inside a poll batch of the loop ({@link EventLoopDevice#poll}): a close from a handler finishes after the batch. */
+    /** Inside a poll batch of the loop ({@link EventLoopDevice#poll}): a close from a handler waits for its end. */
     private boolean polling;
     /** The current poll batch fired an RdmaReceive, and had this many completions. */
     private boolean batchRead;
@@ -540,7 +540,7 @@ public final class RdmaChannel extends AbstractRdmaChannel implements RdmaConnec
 
     /** The channel's own teardown: everything drained (or abandoned), destroy in verbs order. */
     @Override
-    protected void doClose() {
+    protected void doClose() throws Exception {
         closing.destroy();
     }
 

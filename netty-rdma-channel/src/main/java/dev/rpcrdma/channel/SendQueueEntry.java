@@ -11,7 +11,7 @@ import io.netty.buffer.CompositeByteBuf;
  * request uses until it is retired. One per entry, reused.
  */
 final class SendQueueEntry {
-    /** What an entry carries, for error messages; the drain marker's failure is expected (it is posted to a QP in error). */
+    /** What an entry carries; the drain marker's failure is expected (it is posted to a QP in error). */
     static final int SEND = 0;
     static final int SEND_WITH_INVALIDATE = 1;
     static final int RDMA_WRITE = 2;
