@@ -15,25 +15,9 @@ import java.util.Arrays;
 
 /**
  * The verbs objects one {@link RdmaIoHandler} shares on one device among its channels: a protection domain, one
- * completion channel (one fd in the loop's epoll set, however many connections) and the completion queues every
- * queue pair of the loop on that device completes into. A completion is routed to its channel by the channel id in
- * its {@code wr_id} ({@link WorkRequestIds}, like io_uring's {@code user_data}) through a primitive map, so one
- * iteration of the loop polls a handful of queues, not one per connection.
- *
- * <h2>Sizing</h2>
- * Each queue pair reserves its send and receive depths in one queue ({@link #attach}); a queue is never asked to
- * hold more than its capacity, so it cannot overrun. When no queue has room a new one is created, twice the size
- * of the queues so far (at least {@value #MIN_CQE} entries, at most the device's {@code max_cqe}), so the number of
- * queues grows with the logarithm of the connections. A queue pair destroyed before its work requests all came back
- * (the close backstop) keeps its reservation: completions of a destroyed queue pair may still sit in the queue.
- *
- * <h2>Lifetime</h2>
- * Created by the handler when the first channel of the loop sets up its queue pair on the device; each channel holds
- * a reference from then until its memory is deregistered ({@link #release()}), and the last release destroys the
- * queues, the completion channel and the protection domain (after the current poll batch when it comes from one), so
- * an idle loop holds no device objects. A channel whose queue pair could not be destroyed never releases: its queue
- * pair keeps the PD and CQ it was created on. The loop's {@code destroy()} destroys what is left. Event-loop
- * confined.
+ * completion channel and the completion queues the loop's queue pairs complete into, each completion routed to its
+ * channel by the id in its {@code wr_id} ({@link WorkRequestIds}). Event-loop confined; sizing and lifetime are
+ * described in the package documentation.
  */
 final class EventLoopDevice {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(EventLoopDevice.class);

@@ -52,5 +52,19 @@
  * ({@code System.nanoTime()} is a system call where the clocksource has no vDSO). Channels are closed while the loop
  * still runs tasks ({@code prepareToDestroy()} and an executor shutdown hook), so {@code close()} completes
  * normally; {@code wakeup()} follows {@code EpollIoHandler}.
+ *
+ * <h2>Completion queues per loop and device</h2>
+ * An {@code EventLoopDevice} holds what one loop shares on one device: a protection domain, one completion channel
+ * (one fd in the loop's epoll set, however many connections) and the completion queues; a completion is routed to its
+ * channel by the channel id in its {@code wr_id} (like io_uring's {@code user_data}) through a primitive map, so one
+ * iteration of the loop polls a handful of queues, not one per connection. Each queue pair reserves its send and
+ * receive depths in one queue, which is never asked to hold more than its capacity; when no queue has room a new one
+ * is created, twice the size of the queues so far (within the device's {@code max_cqe}), so the number of queues grows
+ * with the logarithm of the connections. A queue pair destroyed before its work requests all came back (the close
+ * backstop) keeps its reservation. The objects are created when the loop's first channel sets up its queue pair on
+ * the device; each channel holds a reference until its memory is deregistered, and the last release destroys the
+ * queues, the completion channel and the protection domain (after the current poll batch), so an idle loop holds no
+ * device objects; a channel whose queue pair could not be destroyed never releases, and the loop's
+ * {@code destroy()} destroys what is left.
  */
 package dev.rpcrdma.channel;

@@ -36,32 +36,9 @@ import java.util.List;
 
 /**
  * The responder (server) side of RPC-over-RDMA Version 1 on one connection, between the RDMA channel and the
- * transport-agnostic {@code RpcDispatcher}; it reaches the transport only through the {@link RdmaConnection} it was
- * given.
- *
- * <p>Inbound: each {@link RdmaReceive} is a transport header (RFC 8166 §4.1) checked by
- * {@link RpcRdmaHeaderDecoder}; shorter than 28 bytes it is silently discarded (logged, counted); a bad version is
- * answered with RDMA_ERROR ERR_VERS 1..1 and any other header or chunk error with ERR_CHUNK (RFC 8166 §4.5). A call
- * beyond every credit grant closes the connection ({@link ResponderCredits}). An admitted call becomes a
- * {@link ResponderCall} in the call table until its reply. Its Read chunks are pulled with RDMA Read into memory
- * registered for local write only, reassembled with their XDR pads ({@link CallReassembly}) and the stream decoded
- * by {@link RpcMessageCodec}; its XID must equal the header's.
- *
- * <p>Outbound ({@link ReplySender}): the {@link OutboundRpcMessage} reply of a call received here, placed per
- * {@link ReplyPlacement}.
- * DDP-eligible result item i goes into the call's Write chunk i with RDMA Write (RFC 8166 §4.3.2.1); an item whose
- * chunk is empty (RFC 8166 §4.3.2.3) or too small stays inline and that chunk comes back empty or with zero lengths,
- * as does a chunk with no item (RFC 8166 §3.4.6, §4.3.2.2). The rest is sent inline (RDMA_MSG) when it fits the
- * server-to-client inline threshold, else written into the Reply chunk (RDMA_NOMSG, Long Reply); with no or too
- * small a Reply chunk the call is answered with ERR_CHUNK (RFC 8166 §4.5.3), logged, and the reply's write promise
- * fails. When both peers set the R bit and every segment of the call names one handle, the reply is a Send With
- * Invalidate of that handle (RFC 8797 §4.1). The reply's write promise is its Send's.
- *
- * <p>Event-loop confined; not sharable. Per call nothing is allocated in steady state: call objects come from a free
- * list bounded by the largest grant and go back once their reply was sent (and its Send completed, when the reply had
- * local memory); a plain RDMA_MSG call (RFC 8166 §4.1) is read in place without a header object, every other header
- * goes through {@link RpcRdmaHeaderDecoder}. It counts its connection's use and calls in progress itself
- * ({@link RpcConnectionUse}), so the server's idle timeout needs no pipeline hop per message.
+ * transport-agnostic {@code RpcDispatcher}: checks each call's transport header, admits it under the credit grant and
+ * hands its reassembled RPC message up; sends each reply through {@link ReplySender}. Event-loop confined; the package
+ * documentation describes the rules it follows.
  */
 public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcConnectionUse {
 
