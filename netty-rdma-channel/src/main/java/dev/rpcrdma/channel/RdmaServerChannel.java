@@ -3,6 +3,8 @@ package dev.rpcrdma.channel;
 import dev.rpcrdma.channel.fabric.CmEvent;
 import dev.rpcrdma.channel.fabric.CmEventChannel;
 import dev.rpcrdma.channel.fabric.CmEventType;
+import dev.rpcrdma.channel.fabric.CmId;
+import dev.rpcrdma.channel.fabric.FabricException;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
@@ -21,6 +23,8 @@ import java.net.SocketAddress;
  */
 public final class RdmaServerChannel extends AbstractRdmaChannel implements ServerChannel {
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RdmaServerChannel.class);
+    /** Listens tried on "any port" (port 0) while each port the CM picks is taken. */
+    private static final int ANY_PORT_ATTEMPTS = 4;
 
     private final RdmaServerChannelConfig config = new RdmaServerChannelConfig(this);
 
@@ -53,9 +57,25 @@ public final class RdmaServerChannel extends AbstractRdmaChannel implements Serv
         if (!(localAddress instanceof InetSocketAddress)) {
             throw new IllegalArgumentException("unsupported address type: " + localAddress);
         }
-        cmId = cmEvents.createId(this);
-        cmId.bind((InetSocketAddress) localAddress);
-        cmId.listen(config.backlog());
+        InetSocketAddress address = (InetSocketAddress) localAddress;
+        for (int attempt = 1; ; attempt++) {
+            cmId = cmEvents.createId(this);
+            cmId.bind(address);
+            try {
+                cmId.listen(config.backlog());
+                break;
+            } catch (FabricException e) {
+                // Any port: on iWARP the CM picks it from its own port space and the provider then needs the same
+                // TCP port, which a socket of the host may hold (EADDRINUSE from rdma_listen); another port will do.
+                if (address.getPort() != 0 || e.errno() != FabricException.EADDRINUSE || attempt == ANY_PORT_ATTEMPTS) {
+                    throw e;
+                }
+                logger.debug("{}: the port the CM picked is taken ({}); trying another", this, e.getMessage());
+                CmId taken = cmId;
+                cmId = null;
+                taken.close();
+            }
+        }
         local = cmId.localAddress();
         active = true;
     }
