@@ -110,9 +110,20 @@ final class CallReduction {
                 && !provisionReply(ctx, call, chunks, (int) ddpBytes, replyChunk ? maxReply : 0, rpc)) {
             return null;
         }
+        boolean noChunks = rpc.writeList.isEmpty() && rpc.replyChunk == null;
+        if (noChunks && PlainCallSend.isCommon(call)) {
+            // The commonest call (AUTH_NONE, no chunk): both headers stored in one pass, then the arguments.
+            XdrPayload args = message.body();
+            long length = (long) PlainCallSend.HEADERS + args.inlineLength();
+            if (length <= sendThreshold) {
+                ByteBuf send = sendBuffer.take(ctx.alloc(), (int) length);
+                PlainCallSend.write(credit, call, send);
+                args.writeInline(send);
+                return send;
+            }
+        }
         int inline = RpcMessageCodec.inlineLength(message);
-        if (rpc.writeList.isEmpty() && rpc.replyChunk == null
-                && (long) RpcRdmaHeader.MIN_MSG_LENGTH + inline <= sendThreshold) {
+        if (noChunks && (long) RpcRdmaHeader.MIN_MSG_LENGTH + inline <= sendThreshold) {
             // The common call: no chunk at all, header and message written straight into the Send (one copy).
             ByteBuf send = sendBuffer.take(ctx.alloc(), RpcRdmaHeader.MIN_MSG_LENGTH + inline);
             RpcRdmaHeaderEncoder.encodePlainMsg(call.xid(), credit, send);
