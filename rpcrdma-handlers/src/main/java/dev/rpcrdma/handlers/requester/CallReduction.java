@@ -111,13 +111,13 @@ final class CallReduction {
             return null;
         }
         boolean noChunks = rpc.writeList.isEmpty() && rpc.replyChunk == null;
-        if (noChunks && PlainCallSend.isCommon(call)) {
+        if (noChunks && PlainWords.isCommonCall(call)) {
             // The commonest call (AUTH_NONE, no chunk): both headers stored in one pass, then the arguments.
             XdrPayload args = message.body();
-            long length = (long) PlainCallSend.HEADERS + args.inlineLength();
+            long length = (long) PlainWords.CALL_HEADERS + args.inlineLength();
             if (length <= sendThreshold) {
                 ByteBuf send = sendBuffer.take(ctx.alloc(), (int) length);
-                PlainCallSend.write(credit, call, send);
+                PlainWords.writeCall(credit, call, send);
                 args.writeInline(send);
                 return send;
             }
