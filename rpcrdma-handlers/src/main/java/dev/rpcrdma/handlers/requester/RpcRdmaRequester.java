@@ -514,17 +514,20 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
      */
     private boolean commonReply(ChannelHandlerContext ctx, RdmaReceive r, ByteBuf in, long address) {
         int xid = PlainWords.xid(address);
-        RequesterCall rpc = calls.get(xid);
-        if (rpc == null || !rpc.writeList.isEmpty()) {
-            return false; // a call that provided Write chunks expects them back, even empty (RFC 8166 §3.4.6)
+        // Taken out of the table at once (one probe): put back in the rare case the full path must answer it.
+        RequesterCall rpc = calls.remove(xid);
+        if (rpc == null) {
+            return false;
         }
         boolean invalidated = r.hasInvalidatedRkey();
         int invalidatedRkey = r.invalidatedRkey();
-        if (invalidated && !rpc.exposure.owns(invalidatedRkey)) {
-            return false; // RFC 8797 §4.1: the full path closes the connection
+        // A call that provided Write chunks expects them back, even empty (RFC 8166 §3.4.6); RFC 8797 §4.1: a key
+        // invalidated that is not the call's closes the connection. The full path answers both.
+        if (!rpc.writeList.isEmpty() || invalidated && !rpc.exposure.owns(invalidatedRkey)) {
+            calls.put(xid, rpc);
+            return false;
         }
         in.skipBytes(RpcRdmaHeader.MIN_MSG_LENGTH);
-        calls.remove(xid);
         credits.onReply(PlainWords.credits(address));
         ChannelFuture invalidation = rpc.exposure.finish(true, invalidated, invalidatedRkey, stats);
         rpc.release(); // answered: the requester lets go of it (deferred completions still hold it)
