@@ -32,7 +32,7 @@ public final class RdmaChannelConfig extends DefaultChannelConfig {
     private volatile int receiveBufferSize = 4096;
     private volatile int receiveSpareBuffers = 16;
     private volatile int maxSendSize = 4096;
-    private volatile int maxInlineData = 64;
+    private volatile int maxInlineData = 128;
     private volatile int rnrRetryCount = 7;
     private volatile int retryCount = 6;
     private volatile int responderResources = 16;

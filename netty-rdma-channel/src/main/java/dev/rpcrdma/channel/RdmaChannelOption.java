@@ -54,8 +54,9 @@ public final class RdmaChannelOption {
     public static final ChannelOption<Integer> MAX_SEND_SIZE = ChannelOption.valueOf("RDMA_MAX_SEND_SIZE");
     /**
      * Sends up to this size are posted inline, copied into the work request rather than read by the device from
-     * registered memory (default 64, at most 1024). The queue pair asks the device for it; verbs cannot query a
-     * device's limit, so when the device refuses, half is asked for, down to 64 bytes and then none.
+     * registered memory (default 128, at most 1024: an RPC-over-RDMA NULL call, 68 bytes with AUTH_NONE, and small
+     * calls and replies go inline). The queue pair asks the device for it; verbs cannot query a device's limit, so
+     * when the device refuses, half is asked for, down to 64 bytes and then none.
      * {@link RdmaChannel#maxInlineData()} tells what a connection got.
      */
     public static final ChannelOption<Integer> MAX_INLINE_DATA = ChannelOption.valueOf("RDMA_MAX_INLINE_DATA");

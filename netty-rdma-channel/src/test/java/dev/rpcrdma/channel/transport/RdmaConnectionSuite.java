@@ -115,7 +115,8 @@ abstract class RdmaConnectionSuite extends RdmaTransportFixture {
     /**
      * {@code MAX_INLINE_DATA} beyond what the device takes (1024: the software fabric takes 256, rxe 400 or 512) is
      * asked for by halves until the queue pair is created; the channel posts inline up to what was granted, and Sends
-     * around that size, inline and from send slots, arrive intact. The default (64) is granted as asked.
+     * around that size, inline and from send slots, arrive intact. The default (128) is granted as asked where the
+     * device takes it.
      */
     @Test
     void anInlineSizeTheDeviceRefusesIsAskedForByHalves() throws Exception {
@@ -137,8 +138,10 @@ abstract class RdmaConnectionSuite extends RdmaTransportFixture {
             // rxe takes 256 or 512 (400/512 B limits), siw 64 (its limit is 80 B, SIW_MAX_INLINE).
             assertTrue(granted >= 64 && granted < 1024 && Integer.bitCount(granted) == 1,
                     "asked 1024, then halves until the device took it: " + granted);
-            assertEquals(64, plain.maxInlineData(),
-                    "the default is granted as asked");
+            // The default (128) is granted as asked where the device takes 128 (rxe, the software fabric); siw
+            // refuses it as it refused 1024's halves down to 128, and gets 64.
+            assertEquals(Math.min(128, granted), plain.maxInlineData(),
+                    "the default is granted as asked, or halved as 1024 was");
             assertNotNull(child.get());
             assertEquals(granted, child.get().maxInlineData(), "the accepted side asked the same device alike");
             for (int size : new int[] {granted - 1, granted, granted + 1, 2 * granted}) {

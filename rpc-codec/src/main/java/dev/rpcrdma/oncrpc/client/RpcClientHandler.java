@@ -176,13 +176,18 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
         loop = ctx.channel().eventLoop(); // called once the channel is registered: RpcClient hands calls to it
     }
 
-    /** An xid not in use by a pending call; event loop only. */
-    private int allocateXid() {
+    /**
+     * Registers {@code call} under an xid no other pending call uses and returns it; event loop only. One probe of
+     * the table per call: an xid still in use (a call made 2^32 calls ago is pending) gets its call back.
+     */
+    private int register(PendingCall<?> call) {
         for (;;) {
             int xid = nextXid++;
-            if (!pending.containsKey(xid)) {
+            PendingCall<?> before = pending.put(xid, call);
+            if (before == null) {
                 return xid;
             }
+            pending.put(xid, before);
         }
     }
 
@@ -208,14 +213,13 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
             }
             stats.recordBackwardCallSent();
         }
-        int xid = allocateXid();
+        int xid = register(call);
         call.xid = xid;
         call.argsBytes = call.args.inlineLength();
         RpcMetrics m = metrics;
         if (m != null) {
             call.measure(m.forChannel(call.channel));
         }
-        pending.put(xid, call);
         if (call.armTimer) {
             timeouts.add(call, call.channel.eventLoop());
         }
@@ -263,6 +267,25 @@ public final class RpcClientHandler extends SimpleChannelInboundHandler<InboundR
     void fail(PendingCall<?> call, Throwable cause) {
         if (pending.get(call.xid) == call) {
             fail(call.xid, cause);
+        }
+    }
+
+    /**
+     * {@link SimpleChannelInboundHandler#channelRead}'s work without its type matcher and its release through
+     * {@code ReferenceCountUtil} (a call site every message type shares): an {@link InboundRpcMessage} is handled and
+     * released, anything else passes on.
+     */
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof InboundRpcMessage)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        InboundRpcMessage message = (InboundRpcMessage) msg;
+        try {
+            channelRead0(ctx, message);
+        } finally {
+            message.release();
         }
     }
 

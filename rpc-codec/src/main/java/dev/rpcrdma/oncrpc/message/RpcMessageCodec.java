@@ -48,6 +48,25 @@ public final class RpcMessageCodec {
         return placed.isEmpty() ? decode(record, null, null) : decode(record, new ArrayDeque<>(placed), placed);
     }
 
+    /**
+     * The message of a MSG_ACCEPTED SUCCESS reply to {@code xid} with an empty AUTH_NONE verifier, for a transport
+     * that has already read and checked its header (six words: {@code xid}, REPLY, MSG_ACCEPTED, AUTH_NONE, 0,
+     * SUCCESS; e.g. together with its own header in one pass): {@code record} (owned) holds the whole message at its
+     * reader index, and the returned message is what {@link #decode(ByteBuf)} returns for it, without reading the
+     * header again.
+     */
+    public static InboundRpcMessage successReply(int xid, ByteBuf record) {
+        InboundRpcMessage message = InboundRpcMessage.pooled(record, null);
+        try {
+            record.skipBytes(REPLY_COMMON);
+        } catch (RuntimeException e) {
+            message.discard(); // fewer bytes than the header the caller said it checked: the record stays its own
+            throw e;
+        }
+        return message.header(reply(true, xid, ReplyStat.MSG_ACCEPTED, OpaqueAuth.NONE, AcceptStat.SUCCESS, null,
+                null, 0, 0));
+    }
+
     /** {@link #decode(ByteBuf, Collection)} without placed data (TCP): no deque is allocated. */
     public static InboundRpcMessage decode(ByteBuf record) throws XdrException {
         return decode(record, null, null);

@@ -110,9 +110,20 @@ final class CallReduction {
                 && !provisionReply(ctx, call, chunks, (int) ddpBytes, replyChunk ? maxReply : 0, rpc)) {
             return null;
         }
+        boolean noChunks = rpc.writeList.isEmpty() && rpc.replyChunk == null;
+        if (noChunks && PlainWords.isCommonCall(call)) {
+            // The commonest call (AUTH_NONE, no chunk): both headers stored in one pass, then the arguments.
+            XdrPayload args = message.body();
+            long length = (long) PlainWords.CALL_HEADERS + args.inlineLength();
+            if (length <= sendThreshold) {
+                ByteBuf send = sendBuffer.take(ctx.alloc(), (int) length);
+                PlainWords.writeCall(credit, call, send);
+                args.writeInline(send);
+                return send;
+            }
+        }
         int inline = RpcMessageCodec.inlineLength(message);
-        if (rpc.writeList.isEmpty() && rpc.replyChunk == null
-                && (long) RpcRdmaHeader.MIN_MSG_LENGTH + inline <= sendThreshold) {
+        if (noChunks && (long) RpcRdmaHeader.MIN_MSG_LENGTH + inline <= sendThreshold) {
             // The common call: no chunk at all, header and message written straight into the Send (one copy).
             ByteBuf send = sendBuffer.take(ctx.alloc(), RpcRdmaHeader.MIN_MSG_LENGTH + inline);
             RpcRdmaHeaderEncoder.encodePlainMsg(call.xid(), credit, send);

@@ -24,6 +24,7 @@ import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.MsgType;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
+import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
 import dev.rpcrdma.oncrpc.message.RpcReply;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
@@ -73,6 +74,8 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     private final BackwardResponder callbacks;
     /** The form of calls and replies above: RPC messages or whole-message {@code ByteBuf}s. */
     private final RequesterForm form;
+    /** Replies go up as decoded RPC messages ({@link RequesterMessages}): a common one is decoded in one pass. */
+    private final boolean decodedReplies;
     private volatile InlineThresholds thresholds;
     private boolean inactive;
     private boolean upperLayerWritable = true;
@@ -110,6 +113,7 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         } else {
             this.form = new RequesterBytes(setup.framing, stats, callbacks);
         }
+        this.decodedReplies = setup.framing == null;
     }
 
     /** The negotiated thresholds (null before the channel is active). */
@@ -411,7 +415,9 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     protected void received(ChannelHandlerContext ctx, RdmaReceive r) {
         reading = true;
         ByteBuf in = r.content();
-        if (RpcRdmaHeaderDecoder.isPlainMsg(in) && plainReply(ctx, r, in)) {
+        long common = decodedReplies ? PlainWords.commonReply(in) : 0;
+        if (common != 0 ? commonReply(ctx, r, in, common)
+                : RpcRdmaHeaderDecoder.isPlainMsg(in) && plainReply(ctx, r, in)) {
             return;
         }
         RpcRdmaHeader header;
@@ -500,6 +506,37 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
     }
 
     /**
+     * {@link #plainReply} for the commonest reply, whose headers {@link PlainWords#commonReply} found at
+     * {@code address} in one pass: a plain RDMA_MSG header and a MSG_ACCEPTED SUCCESS RPC reply with an AUTH_NONE
+     * verifier and rdma_xid as its xid, handed up as a decoded message without reading its header again. Returns
+     * false, having consumed nothing, for what {@link #plainReply} does not take either (no such call, Write chunks
+     * provided, a key invalidated that is not the call's): the full path answers it.
+     */
+    private boolean commonReply(ChannelHandlerContext ctx, RdmaReceive r, ByteBuf in, long address) {
+        int xid = PlainWords.xid(address);
+        // Taken out of the table at once (one probe): put back in the rare case the full path must answer it.
+        RequesterCall rpc = calls.remove(xid);
+        if (rpc == null) {
+            return false;
+        }
+        boolean invalidated = r.hasInvalidatedRkey();
+        int invalidatedRkey = r.invalidatedRkey();
+        // A call that provided Write chunks expects them back, even empty (RFC 8166 §3.4.6); RFC 8797 §4.1: a key
+        // invalidated that is not the call's closes the connection. The full path answers both.
+        if (!rpc.writeList.isEmpty() || invalidated && !rpc.exposure.owns(invalidatedRkey)) {
+            calls.put(xid, rpc);
+            return false;
+        }
+        in.skipBytes(RpcRdmaHeader.MIN_MSG_LENGTH);
+        credits.onReply(PlainWords.credits(address));
+        ChannelFuture invalidation = rpc.exposure.finish(true, invalidated, invalidatedRkey, stats);
+        rpc.release(); // answered: the requester lets go of it (deferred completions still hold it)
+        // The receive's own buffer, positioned at the RPC reply: no slice object, nothing placed.
+        handUp(ctx, invalidation, RpcMessageCodec.successReply(xid, in.retain()));
+        return true;
+    }
+
+    /**
      * Ends {@code rpc} (removed from the table, its credit counted) with its reply's {@code stream} and
      * {@code placed} items (both owned), and hands the reply up once its memory is invalidated.
      */
@@ -510,7 +547,11 @@ public final class RpcRdmaRequester extends RdmaReceiveHandler {
         // and the reply goes up then.
         ChannelFuture invalidation = rpc.exposure.finish(true, invalidated, invalidatedRkey, stats);
         rpc.release(); // answered: the requester lets go of it (deferred completions still hold it)
-        Object message = form.reply(ctx, xid, stream, placed);
+        handUp(ctx, invalidation, form.reply(ctx, xid, stream, placed));
+    }
+
+    /** Hands {@code message} (null: none, dropped) up once {@code invalidation} (null: none) is done; drains. */
+    private void handUp(ChannelHandlerContext ctx, ChannelFuture invalidation, Object message) {
         if (message == null) {
             drain(ctx);
             return;

@@ -28,7 +28,10 @@
  *
  * <p>Per call nothing is allocated in steady state: calls sent are kept in one primitive-keyed table by xid, call
  * objects come from a free list bounded by {@code maxRequests} and go back only when nothing can reach them, and a
- * plain RDMA_MSG reply (RFC 8166 §4.1) is read in place without a header object. {@code RequesterForm} is the form
+ * plain RDMA_MSG reply (RFC 8166 §4.1) is read in place without a header object. The commonest messages
+ * ({@code PlainWords}) take one pass each: a call with AUTH_NONE and no chunk has both its headers stored into its
+ * Send at once, and a MSG_ACCEPTED SUCCESS reply with an AUTH_NONE verifier after a plain RDMA_MSG header has both
+ * checked at once and goes up without its RPC header being read again. {@code RequesterForm} is the form
  * of the messages above, chosen once per handler: RPC messages ({@code RequesterMessages}) or whole-message
  * {@code ByteBuf}s ({@code RequesterBytes}, for {@code RpcRdmaFraming}).
  */

@@ -25,6 +25,7 @@ import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.OpaqueAuth;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
+import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
 import dev.rpcrdma.oncrpc.message.RpcReply;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
@@ -162,6 +163,45 @@ class RpcRdmaRequesterTest {
         expectReplyDelivered(XID);
         assertTrue(f.isSuccess());
         assertEquals(4, requester.creditGrant());
+    }
+
+    /**
+     * The commonest reply (plain RDMA_MSG, MSG_ACCEPTED SUCCESS with an AUTH_NONE verifier), recognised in one pass
+     * over both headers, goes up as the message the general decoder makes of the same RPC bytes; a reply that is
+     * not quite it (another accept_stat) takes the checked path and goes up too.
+     */
+    @Test
+    void aCommonReplyGoesUpAsTheGeneralDecoderMakesIt() throws Exception {
+        call(XID, 8);
+        sentCall();
+        receive(RpcRdmaHeader.msg(XID, 3), rpcReply(XID));
+        InboundRpcMessage m = ch.readInbound();
+        InboundRpcMessage expected = RpcMessageCodec.decode(rpcReply(XID));
+        try {
+            assertNotNull(m, "the reply reaches the RPC layer");
+            assertEquals(expected.header().toString(), m.header().toString());
+            assertEquals(expected.size(), m.size(), "the RPC message's bytes, its header included");
+            assertEquals(4, m.body().readableBytes());
+            assertEquals(77, m.body().readInt(), "the results follow the header");
+        } finally {
+            m.release();
+            expected.release();
+        }
+        assertEquals(3, requester.creditGrant());
+        assertEquals(0, requester.outstandingCalls());
+        call(XID + 1, 8);
+        sentCall();
+        ByteBuf garbage = Unpooled.buffer().writeInt(XID + 1).writeInt(1).writeInt(0).writeInt(0).writeInt(0)
+                .writeInt(4); // GARBAGE_ARGS
+        receive(RpcRdmaHeader.msg(XID + 1, 5), garbage);
+        InboundRpcMessage g = ch.readInbound();
+        try {
+            assertNotNull(g, "the reply reaches the RPC layer");
+            assertFalse(((RpcReply) g.header()).isSuccess());
+        } finally {
+            g.release();
+        }
+        assertEquals(5, requester.creditGrant());
     }
 
     @Test
