@@ -14,15 +14,18 @@ import dev.rpcrdma.handlers.header.RpcRdmaHeaderDecoder;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderException;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.MsgType;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
 import dev.rpcrdma.oncrpc.server.RpcConnectionUse;
+import dev.rpcrdma.oncrpc.server.RpcDispatcher;
 import dev.rpcrdma.oncrpc.server.RpcReplyEntry;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandler;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.VoidChannelPromise;
 import io.netty.util.ReferenceCountUtil;
@@ -76,6 +79,15 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
     private final boolean touching = ResourceLeakDetector.isEnabled();
     /** Replies the dispatcher handed over directly ({@link #writeAndFlush(ChannelHandlerContext, OutboundRpcMessage)}). */
     private int directReplies;
+    /**
+     * The dispatcher's context, adopted from a direct reply (so after its {@code handlerAdded}: it was answering a
+     * call), and its dispatcher; null until then. Calls go straight to it while it is the next context
+     * ({@link #fireCall}).
+     */
+    private ChannelHandlerContext upper;
+    private ChannelInboundHandler upperHandler;
+    /** Calls handed straight to the adopted dispatcher (for tests). */
+    private int directCalls;
     private boolean closed;
     /** Messages received and written, for the idle timeout ({@link #uses()}). */
     private int uses;
@@ -234,8 +246,9 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
         }
         ResponderCall call = newCall(ResponderCall.PLAIN, xid, credit);
         calls.put(xid, call);
-        // The receive's own buffer, positioned after the transport header, rather than a slice object.
-        deliver(ctx, call, in.retain());
+        // The receive's own buffer, positioned after the transport header, rather than a slice object; its xid was
+        // checked above (deliver's check, §4.5.2).
+        form.deliver(ctx, call, in.retain());
         return true;
     }
 
@@ -430,6 +443,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
             return false;
         }
         directReplies++;
+        adopt(c, from);
         ChannelPromise p = voidPromise;
         try {
             write(c, reply, p);
@@ -465,6 +479,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
             return false;
         }
         directReplies++;
+        adopt(c, from);
         uses++;
         replyFlushed = false; // as after a write and its flush
         replies.sendEmptySuccess(c, call, voidPromise);
@@ -475,6 +490,49 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
     /** Replies the dispatcher handed over directly (for tests). */
     int directReplies() {
         return directReplies;
+    }
+
+    /** Calls handed straight to the dispatcher (for tests). */
+    int directCalls() {
+        return directCalls;
+    }
+
+    /**
+     * {@code from}, whose reply just came straight into this handler (its context right after this one's, the caller
+     * on the loop), becomes the context calls are handed to, if its handler is a {@link RpcDispatcher} running on
+     * this handler's executor.
+     */
+    private void adopt(ChannelHandlerContext c, ChannelHandlerContext from) {
+        if (from != upper && from.handler() instanceof RpcDispatcher && from.executor() == c.executor()) {
+            upper = from;
+            upperHandler = (ChannelInboundHandler) from.handler();
+        }
+    }
+
+    /**
+     * Hands a call up as {@code ctx.fireChannelRead(message)} does: straight into the adopted dispatcher's
+     * {@code channelRead}, from a call site of its own, while its context is still the next one after this handler's
+     * (a handler added between them or its removal changes that link, and the call then goes through the pipeline);
+     * what it throws goes to its {@code exceptionCaught}, as the pipeline does.
+     */
+    void fireCall(ChannelHandlerContext ctx, InboundRpcMessage message) {
+        ChannelInboundHandler h = upperHandler;
+        ChannelHandlerContext u = upper;
+        if (h == null || !OutboundAdjacency.isNextInbound(ctx, u)) {
+            ctx.fireChannelRead(message);
+            return;
+        }
+        directCalls++;
+        try {
+            h.channelRead(u, message);
+        } catch (Throwable t) {
+            try {
+                h.exceptionCaught(u, t);
+            } catch (Throwable error) {
+                logger.warn("{} an exception was thrown by {}'s exceptionCaught() while handling {}", ctx.channel(),
+                        h, t, error);
+            }
+        }
     }
 
     /**

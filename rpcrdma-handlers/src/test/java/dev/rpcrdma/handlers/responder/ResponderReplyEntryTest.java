@@ -16,6 +16,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -139,6 +140,33 @@ class ResponderReplyEntryTest {
         assertEquals(3, call(3, PROC_FUTURE));
         assertEquals(2, responder.directReplies(), "a reply with a future goes through the pipeline");
         assertNull(ch.readOutbound());
+        assertEquals(0, responder.outstandingCalls());
+    }
+
+    @Test
+    void callsGoStraightToTheDispatcherOnceItRepliedDirectly() throws Exception {
+        assertEquals(1, call(1, PROC_FUTURE));
+        assertEquals(0, responder.directCalls(), "nothing adopted: no direct reply yet");
+        assertEquals(2, call(2, 0));
+        assertEquals(0, responder.directCalls(), "that call went through the pipeline; its reply adopted the dispatcher");
+        assertEquals(3, call(3, PROC_VOID));
+        assertEquals(4, call(4, PROC_FUTURE));
+        assertEquals(2, responder.directCalls());
+        AtomicInteger reads = new AtomicInteger();
+        String name = ch.pipeline().context(responder).name();
+        ch.pipeline().addAfter(name, "user", new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                reads.incrementAndGet();
+                ctx.fireChannelRead(msg);
+            }
+        });
+        assertEquals(5, call(5, 0));
+        assertEquals(2, responder.directCalls());
+        assertEquals(1, reads.get(), "the user's handler saw the call");
+        ch.pipeline().remove("user");
+        assertEquals(6, call(6, 0));
+        assertEquals(3, responder.directCalls(), "straight again once it is gone");
         assertEquals(0, responder.outstandingCalls());
     }
 
