@@ -1,5 +1,6 @@
 package dev.rpcrdma.oncrpc.message;
 
+import dev.rpcrdma.oncrpc.server.RpcReplyEntry;
 import dev.rpcrdma.oncrpc.xdr.LocalPool;
 import dev.rpcrdma.oncrpc.xdr.XdrReader;
 import io.netty.buffer.ByteBuf;
@@ -39,6 +40,8 @@ public final class InboundRpcMessage extends AbstractReferenceCounted {
     private Deque<ByteBuf> placed;
     private int size;
     private long reducedBytes;
+    /** The transport handler that takes this call's reply directly, or null. */
+    private RpcReplyEntry replyEntry;
 
     private InboundRpcMessage(Recycler.Handle<InboundRpcMessage> handle) {
         this.handle = handle;
@@ -103,6 +106,20 @@ public final class InboundRpcMessage extends AbstractReferenceCounted {
         return this;
     }
 
+    /**
+     * The transport handler that takes this call's reply without the pipeline's machinery when it sits right below
+     * the dispatcher ({@link RpcReplyEntry}, internal to this project's transports), or null.
+     */
+    public RpcReplyEntry replyEntry() {
+        return replyEntry;
+    }
+
+    /** Records what {@link #replyEntry()} says (the RPC-over-RDMA responder); this. */
+    public InboundRpcMessage replyEntry(RpcReplyEntry entry) {
+        this.replyEntry = entry;
+        return this;
+    }
+
     /** The header; valid until this message is released. */
     public RpcMessage header() {
         return header;
@@ -152,6 +169,7 @@ public final class InboundRpcMessage extends AbstractReferenceCounted {
         buffer = null;
         placed = null;
         reducedBytes = 0;
+        replyEntry = null;
         body.reset(Unpooled.EMPTY_BUFFER, null);
         POOL.recycle(this, handle);
     }

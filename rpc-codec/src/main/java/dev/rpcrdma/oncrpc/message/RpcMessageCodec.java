@@ -304,6 +304,23 @@ public final class RpcMessageCodec {
         return (long) first << 32 | second & 0xffffffffL;
     }
 
+    /**
+     * Bytes of {@link #writeEmptySuccess}: a MSG_ACCEPTED SUCCESS reply with an AUTH_NONE verifier and no results.
+     */
+    public static final int EMPTY_SUCCESS_LENGTH = 24;
+
+    /**
+     * Writes the reply a NULL call gets (RFC 5531 §9: xid, REPLY, MSG_ACCEPTED, an empty AUTH_NONE verifier,
+     * SUCCESS, no results; {@value #EMPTY_SUCCESS_LENGTH} bytes) at the writer index of {@code out}: the bytes
+     * {@link #writeInline} writes for {@code OutboundRpcMessage.newReply(xid, AcceptStat.SUCCESS,
+     * XdrPayload.empty())}, without the message.
+     */
+    public static void writeEmptySuccess(int xid, ByteBuf out) {
+        out.writeLong(words(xid, MsgType.REPLY.intValue()));
+        out.writeLong(words(ReplyStat.MSG_ACCEPTED.intValue(), AuthFlavor.AUTH_NONE.intValue()));
+        out.writeLong(words(0, AcceptStat.SUCCESS.intValue()));
+    }
+
     /** Bytes of the fully-inline encoding of {@code message}: its header, then its body with every item inline. */
     public static int inlineLength(OutboundRpcMessage message) {
         return headerLength(message.header()) + message.body().inlineLength();

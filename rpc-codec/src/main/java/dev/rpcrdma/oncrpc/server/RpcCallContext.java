@@ -55,6 +55,8 @@ public final class RpcCallContext {
 
     private final Recycler.Handle<RpcCallContext> handle;
     private ChannelHandlerContext ctx;
+    /** The transport handler that takes the reply directly ({@link RpcReplyEntry}), or null. */
+    private RpcReplyEntry entry;
     // The call header's fields, not the header: the dispatcher's header is pooled with its message, which is
     // released when the procedure returns, while this context may be answered later from any thread.
     private int xid;
@@ -92,14 +94,18 @@ public final class RpcCallContext {
      * procedure with {@link #dispatching()} and {@link #dispatched()}. Event loop only.
      */
     static RpcCallContext newInstance(ChannelHandlerContext ctx, RpcCall call, AuthSysCredential authSys) {
-        return newInstance(ctx, call, authSys, null);
+        return newInstance(ctx, call, authSys, null, null);
     }
 
-    /** {@link #newInstance(ChannelHandlerContext, RpcCall, AuthSysCredential)} of a call {@code auth} accepted. */
+    /**
+     * {@link #newInstance(ChannelHandlerContext, RpcCall, AuthSysCredential)} of a call {@code auth} accepted (null:
+     * none), whose transport handler below takes replies directly ({@code entry}, null: none).
+     */
     static RpcCallContext newInstance(ChannelHandlerContext ctx, RpcCall call, AuthSysCredential authSys,
-                                      RpcCallAuth auth) {
+                                      RpcCallAuth auth, RpcReplyEntry entry) {
         RpcCallContext c = POOL.get();
         c.ctx = ctx;
+        c.entry = entry;
         c.xid = call.xid();
         c.program = call.program();
         c.version = call.version();
@@ -127,6 +133,7 @@ public final class RpcCallContext {
         if (answeredWhileDispatching) {
             answeredWhileDispatching = false;
             ctx = null;
+            entry = null;
             credential = null;
             verifier = null;
             authSys = null;
@@ -259,7 +266,8 @@ public final class RpcCallContext {
      * {@code channel().voidPromise()} would fire the failure through the pipeline, which closes the connection).
      */
     public ChannelPromise voidPromise() {
-        return voidPromise(ctx.channel());
+        RpcReplyEntry e = entry;
+        return e != null ? e.voidPromise() : voidPromise(ctx.channel());
     }
 
     /** {@link #voidPromise()} of {@code channel}. */
@@ -336,6 +344,10 @@ public final class RpcCallContext {
                     RpcMetrics.kindOf((RpcReply) message.header()));
         }
         if (promise != null) {
+            RpcReplyEntry e = entry;
+            if (e != null && promise == e.voidPromise() && e.writeAndFlush(ctx, message)) {
+                return promise;
+            }
             return ctx.writeAndFlush(message, promise);
         }
         return ctx.writeAndFlush(message).addListener(RpcDispatcher.LOG_WRITE_FAILURE);

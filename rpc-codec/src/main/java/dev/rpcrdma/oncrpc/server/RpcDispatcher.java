@@ -202,7 +202,8 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
             }
         }
         try {
-            dispatch(ctx, call, auth, unwrapped == null ? message.body() : new XdrReader(unwrapped), start);
+            dispatch(ctx, call, auth, unwrapped == null ? message.body() : new XdrReader(unwrapped),
+                    message.replyEntry(), start);
         } finally {
             if (unwrapped != null) {
                 unwrapped.release();
@@ -211,7 +212,7 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
     }
 
     private void dispatch(ChannelHandlerContext ctx, RpcCall call, RpcCallAuth auth, XdrReader arguments,
-                          long start) {
+                          RpcReplyEntry entry, long start) {
         AuthSysCredential authSys = null;
         if (AuthFlavor.AUTH_SYS.equals(call.credential().flavor())) {
             try {
@@ -226,12 +227,21 @@ public final class RpcDispatcher extends SimpleChannelInboundHandler<InboundRpcM
         RpcProgramRegistry.Lookup found = registry.lookup(call.program(), call.version(), call.procedure());
         if (found.procedure == RpcProcedure.NULL && metrics == null && auth == null) {
             // The built-in NULL procedure (RFC 5531 convention: no arguments, an empty SUCCESS): answered here,
-            // with a pooled reply and no write future, so a ping costs no object.
-            ctx.writeAndFlush(OutboundRpcMessage.newReply(call.xid(), AcceptStat.SUCCESS, XdrPayload.empty()),
-                    RpcCallContext.voidPromise(ctx.channel()));
+            // with a pooled reply and no write future, so a ping costs no object; straight to the transport handler
+            // below when it takes it (RpcReplyEntry: then without the reply's objects), else through the pipeline.
+            if (entry != null && entry.writeEmptySuccess(ctx, call.xid())) {
+                return;
+            }
+            OutboundRpcMessage reply = OutboundRpcMessage.newReply(call.xid(), AcceptStat.SUCCESS,
+                    XdrPayload.empty());
+            if (entry == null) {
+                ctx.writeAndFlush(reply, RpcCallContext.voidPromise(ctx.channel()));
+            } else if (!entry.writeAndFlush(ctx, reply)) {
+                ctx.writeAndFlush(reply, entry.voidPromise());
+            }
             return;
         }
-        RpcCallContext context = RpcCallContext.newInstance(ctx, call, authSys, auth);
+        RpcCallContext context = RpcCallContext.newInstance(ctx, call, authSys, auth, entry);
         context.dispatching();
         try {
             if (metrics != null) {

@@ -78,6 +78,30 @@ final class ReplySender {
     }
 
     /**
+     * The built-in NULL procedure's reply (MSG_ACCEPTED SUCCESS, no results) to {@code call}, which offered no Write
+     * chunk: the same Send as {@link #sendInline(ChannelHandlerContext, ResponderCall, OutboundRpcMessage, int,
+     * ChannelPromise)} makes of that reply, written without it.
+     */
+    void sendEmptySuccess(ChannelHandlerContext ctx, ResponderCall call, ChannelPromise promise) {
+        ByteBuf send = null;
+        try {
+            send = sendBuffer.take(ctx.alloc(), RpcRdmaHeader.MIN_MSG_LENGTH + RpcMessageCodec.EMPTY_SUCCESS_LENGTH);
+            RpcRdmaHeaderEncoder.encodePlainMsg(call.xid(), responder.grant(call.credits), send);
+            RpcMessageCodec.writeEmptySuccess(call.xid(), send);
+        } catch (Throwable t) {
+            if (send != null) {
+                send.release();
+            }
+            logger.warn("{} could not send the reply to xid {}; closing (RFC 8166 §4.5.4)", ctx.channel(),
+                    Integer.toUnsignedString(call.xid()), t);
+            promise.tryFailure(t);
+            responder.close(ctx);
+            return;
+        }
+        send(ctx, call.header, send, promise, null);
+    }
+
+    /**
      * Byte framing's common reply: the whole RPC message {@code m} (owned), which fits inline with no Write chunk
      * offered, copied once after a plain RDMA_MSG header.
      */

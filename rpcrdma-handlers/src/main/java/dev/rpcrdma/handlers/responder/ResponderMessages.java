@@ -44,7 +44,7 @@ final class ResponderMessages implements ResponderForm {
             return;
         }
         call.delivered = true;
-        ctx.fireChannelRead(message.reducedBytes(call.reducedBytes()));   // RPCSEC_GSS checks it (RFC 8166 §8.2.2)
+        responder.fireCall(ctx, message.reducedBytes(call.reducedBytes()).replyEntry(responder));   // RPCSEC_GSS checks it (RFC 8166 §8.2.2)
     }
 
     @Override

@@ -14,16 +14,22 @@ import dev.rpcrdma.handlers.header.RpcRdmaHeaderDecoder;
 import dev.rpcrdma.handlers.header.RpcRdmaHeaderException;
 import dev.rpcrdma.handlers.negotiation.InlineThresholds;
 import dev.rpcrdma.oncrpc.RpcStats;
+import dev.rpcrdma.oncrpc.message.InboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.MsgType;
 import dev.rpcrdma.oncrpc.message.OutboundRpcMessage;
 import dev.rpcrdma.oncrpc.message.RpcCall;
 import dev.rpcrdma.oncrpc.message.RpcMessageCodec;
 import dev.rpcrdma.oncrpc.server.RpcConnectionUse;
+import dev.rpcrdma.oncrpc.server.RpcDispatcher;
+import dev.rpcrdma.oncrpc.server.RpcReplyEntry;
 import dev.rpcrdma.oncrpc.xdr.XdrPayload;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandler;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.VoidChannelPromise;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.ResourceLeakDetector;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -40,7 +46,7 @@ import java.util.List;
  * hands its reassembled RPC message up; sends each reply through {@link ReplySender}. Event-loop confined; the package
  * documentation describes the rules it follows.
  */
-public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcConnectionUse {
+public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcConnectionUse, RpcReplyEntry {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcRdmaResponder.class);
     private static final int CALL = MsgType.CALL.intValue();
@@ -67,6 +73,21 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
     /** Builds and posts replies and RDMA_ERRORs. */
     private final ReplySender replies;
     private ChannelHandlerContext ctx;
+    /** The connection's void promise for replies nobody waits on ({@link #voidPromise()}). */
+    private ChannelPromise voidPromise;
+    /** As the pipeline decided when it was made: with leak detection on it touches each message per hop. */
+    private final boolean touching = ResourceLeakDetector.isEnabled();
+    /** Replies the dispatcher handed over directly ({@link #writeAndFlush(ChannelHandlerContext, OutboundRpcMessage)}). */
+    private int directReplies;
+    /**
+     * The dispatcher's context, adopted from a direct reply (so after its {@code handlerAdded}: it was answering a
+     * call), and its dispatcher; null until then. Calls go straight to it while it is the next context
+     * ({@link #fireCall}).
+     */
+    private ChannelHandlerContext upper;
+    private ChannelInboundHandler upperHandler;
+    /** Calls handed straight to the adopted dispatcher (for tests). */
+    private int directCalls;
     private boolean closed;
     /** Messages received and written, for the idle timeout ({@link #uses()}). */
     private int uses;
@@ -122,6 +143,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        voidPromise = new VoidChannelPromise(ctx.channel(), false);
         if (backward != null) {
             backward.negotiated(ctx, thresholds);
         }
@@ -224,8 +246,9 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
         }
         ResponderCall call = newCall(ResponderCall.PLAIN, xid, credit);
         calls.put(xid, call);
-        // The receive's own buffer, positioned after the transport header, rather than a slice object.
-        deliver(ctx, call, in.retain());
+        // The receive's own buffer, positioned after the transport header, rather than a slice object; its xid was
+        // checked above (deliver's check, §4.5.2).
+        form.deliver(ctx, call, in.retain());
         return true;
     }
 
@@ -399,6 +422,117 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
             reply.release();
         }
         place(ctx, call, payload, promise);
+    }
+
+    @Override
+    public ChannelPromise voidPromise() {
+        return voidPromise;
+    }
+
+    /**
+     * The dispatcher's reply straight into {@link #write} and {@link #flush}, as its {@code writeAndFlush} with
+     * {@link #voidPromise()} would do them, when that is provable: this handler's context is the next outbound one
+     * from {@code from} (nothing between them: Netty's own link, {@link OutboundAdjacency}), the caller is on its
+     * executor, and leak detection is off (the pipeline then touches nothing). Netty's hop (the promise's checks, the
+     * walk to the next context, the handler's invocation for the write and again for the flush) is what goes.
+     */
+    @Override
+    public boolean writeAndFlush(ChannelHandlerContext from, OutboundRpcMessage reply) {
+        ChannelHandlerContext c = ctx;
+        if (touching || c == null || !OutboundAdjacency.isNextOutbound(from, c) || !c.executor().inEventLoop()) {
+            return false;
+        }
+        directReplies++;
+        adopt(c, from);
+        ChannelPromise p = voidPromise;
+        try {
+            write(c, reply, p);
+        } catch (Throwable t) {
+            p.tryFailure(t); // as the pipeline does for a handler's write that throws
+        }
+        try {
+            flush(c);
+        } catch (Throwable t) {
+            c.fireExceptionCaught(t); // as the pipeline does for a flush that throws (the handler passes it on)
+        }
+        return true;
+    }
+
+    /**
+     * NULL's reply without its objects: as {@link #writeAndFlush(ChannelHandlerContext, OutboundRpcMessage)} under
+     * the same conditions, for a call in progress that offered no Write chunk (its reply goes inline, as the
+     * message's would): the RPC reply's six words written after the transport header into the Send.
+     */
+    @Override
+    public boolean writeEmptySuccess(ChannelHandlerContext from, int xid) {
+        ChannelHandlerContext c = ctx;
+        if (touching || c == null || !OutboundAdjacency.isNextOutbound(from, c) || !c.executor().inEventLoop()
+                || !fitsInline(RpcMessageCodec.EMPTY_SUCCESS_LENGTH)) {
+            return false;
+        }
+        ResponderCall call = calls.remove(xid);
+        if (call == null) {
+            return false; // the message's path answers it (logged, counted as it always was)
+        }
+        if (!call.header.writeList().isEmpty()) {
+            calls.put(xid, call); // untouched: the message's path places the reply
+            return false;
+        }
+        directReplies++;
+        adopt(c, from);
+        uses++;
+        replyFlushed = false; // as after a write and its flush
+        replies.sendEmptySuccess(c, call, voidPromise);
+        recycle(call);
+        return true;
+    }
+
+    /** Replies the dispatcher handed over directly (for tests). */
+    int directReplies() {
+        return directReplies;
+    }
+
+    /** Calls handed straight to the dispatcher (for tests). */
+    int directCalls() {
+        return directCalls;
+    }
+
+    /**
+     * {@code from}, whose reply just came straight into this handler (its context right after this one's, the caller
+     * on the loop), becomes the context calls are handed to, if its handler is a {@link RpcDispatcher} running on
+     * this handler's executor.
+     */
+    private void adopt(ChannelHandlerContext c, ChannelHandlerContext from) {
+        if (from != upper && from.handler() instanceof RpcDispatcher && from.executor() == c.executor()) {
+            upper = from;
+            upperHandler = (ChannelInboundHandler) from.handler();
+        }
+    }
+
+    /**
+     * Hands a call up as {@code ctx.fireChannelRead(message)} does: straight into the adopted dispatcher's
+     * {@code channelRead}, from a call site of its own, while its context is still the next one after this handler's
+     * (a handler added between them or its removal changes that link, and the call then goes through the pipeline);
+     * what it throws goes to its {@code exceptionCaught}, as the pipeline does.
+     */
+    void fireCall(ChannelHandlerContext ctx, InboundRpcMessage message) {
+        ChannelInboundHandler h = upperHandler;
+        ChannelHandlerContext u = upper;
+        if (h == null || !OutboundAdjacency.isNextInbound(ctx, u)) {
+            ctx.fireChannelRead(message);
+            return;
+        }
+        directCalls++;
+        try {
+            h.channelRead(u, message);
+        } catch (Throwable t) {
+            try {
+                h.exceptionCaught(u, t);
+            } catch (Throwable error) {
+                logger.warn("{} an exception was thrown by {}'s exceptionCaught() while handling {}", ctx.channel(),
+                        h, t, error);
+            }
+        }
     }
 
     /**

@@ -28,6 +28,12 @@
  * Nothing is allocated in steady state: call objects come from a free list bounded by the largest grant and go back
  * once their reply was sent (and its Send completed, when the reply had local memory); a plain RDMA_MSG call is read
  * in place without a header object. The responder counts its connection's use and calls in progress itself
- * ({@code RpcConnectionUse}), so the server's idle timeout needs no pipeline hop per message.
+ * ({@code RpcConnectionUse}), so the server's idle timeout needs no pipeline hop per message. Each call it hands up
+ * names it as the call's {@code RpcReplyEntry}: when the dispatcher's context is right after the responder's (no
+ * handler between them, read from Netty's link between contexts), on the loop and with leak detection off, a reply
+ * with the connection's void promise goes straight into the responder's write and flush, and the built-in NULL
+ * procedure's reply is written into the Send without its message objects; once the dispatcher has replied that way,
+ * calls go straight into its {@code channelRead} while its context is still the next one. Anything else goes through
+ * the pipeline.
  */
 package dev.rpcrdma.handlers.responder;
