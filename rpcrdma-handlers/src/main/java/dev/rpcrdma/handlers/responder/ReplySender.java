@@ -63,13 +63,7 @@ final class ReplySender {
             RpcRdmaHeaderEncoder.encodePlainMsg(call.xid(), responder.grant(call.credits), send);
             RpcMessageCodec.writeInline(reply, send);
         } catch (Throwable t) {
-            if (send != null) {
-                send.release();
-            }
-            logger.warn("{} could not send the reply to xid {}; closing (RFC 8166 §4.5.4)", ctx.channel(),
-                    Integer.toUnsignedString(call.xid()), t);
-            promise.tryFailure(t);
-            responder.close(ctx);
+            notSent(ctx, call, send, promise, t);
             return;
         } finally {
             reply.release();
@@ -89,16 +83,22 @@ final class ReplySender {
             RpcRdmaHeaderEncoder.encodePlainMsg(call.xid(), responder.grant(call.credits), send);
             RpcMessageCodec.writeEmptySuccess(call.xid(), send);
         } catch (Throwable t) {
-            if (send != null) {
-                send.release();
-            }
-            logger.warn("{} could not send the reply to xid {}; closing (RFC 8166 §4.5.4)", ctx.channel(),
-                    Integer.toUnsignedString(call.xid()), t);
-            promise.tryFailure(t);
-            responder.close(ctx);
+            notSent(ctx, call, send, promise, t);
             return;
         }
         send(ctx, call.header, send, promise, null);
+    }
+
+    /** A reply's Send that could not be built: released, the promise failed, the connection closed (RFC 8166 §4.5.4). */
+    private void notSent(ChannelHandlerContext ctx, ResponderCall call, ByteBuf send, ChannelPromise promise,
+                         Throwable t) {
+        if (send != null) {
+            send.release();
+        }
+        logger.warn("{} could not send the reply to xid {}; closing (RFC 8166 §4.5.4)", ctx.channel(),
+                Integer.toUnsignedString(call.xid()), t);
+        promise.tryFailure(t);
+        responder.close(ctx);
     }
 
     /**
