@@ -1,6 +1,7 @@
 package dev.rpcrdma.oncrpc4j;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.util.concurrent.Future;
@@ -19,7 +20,8 @@ import java.nio.channels.CompletionHandler;
 
 /**
  * oncrpc4j's {@link RpcTransport} on one Netty channel (RPC-over-RDMA through the byte framing, or TCP with record
- * marking): {@link #send} writes the {@link Xdr}'s encoded message as one {@code ByteBuf} and completes the handler
+ * marking): {@link #send} writes the {@link Xdr}'s encoded message as one {@code ByteBuf} (a view of the Xdr's heap
+ * bytes, as oncrpc4j's own transport writes the Xdr's buffer itself) and completes the handler
  * when the write did (with its size), or fails it when the write failed or the channel is closed. Calls and replies
  * travel both ways on the same connection: {@link #getPeerTransport()} is this transport (same connection, same
  * reply queue), which is how nfs4j's {@code ClientCB} reaches the client for CB_COMPOUND; over RDMA those backward
@@ -47,10 +49,18 @@ final class NettyRpcTransport implements RpcTransport {
     public <A> void send(Xdr xdr, A attachment, CompletionHandler<Integer, ? super A> handler) {
         ObjectUtil.checkNotNull(handler, "handler");
         Buffer buffer = xdr.asBuffer();
-        ByteBuffer bytes = buffer.toByteBuffer();
-        int length = bytes.remaining();
-        ByteBuf out = channel.alloc().buffer(length);
-        out.writeBytes(bytes.duplicate());
+        int length = buffer.remaining();
+        ByteBuf out;
+        if (buffer.hasArray()) {
+            // The Xdr's own heap bytes, not a copy: oncrpc4j's Grizzly transport writes the same Buffer as it is.
+            // One object: the whole array, its indices on the message (a slice would add a second).
+            int start = buffer.arrayOffset() + buffer.position();
+            out = Unpooled.wrappedBuffer(buffer.array()).setIndex(start, start + length);
+        } else { // a composite (an Xdr that carried a file chunk): its bytes copied once
+            ByteBuffer bytes = buffer.toByteBuffer();
+            out = channel.alloc().buffer(length);
+            out.writeBytes(bytes.duplicate());
+        }
         ChannelFuture written = channel.writeAndFlush(out);
         if (written.isDone()) {
             // On the event loop (a program run there, SAME_THREAD) the write is usually done here: no listener.
