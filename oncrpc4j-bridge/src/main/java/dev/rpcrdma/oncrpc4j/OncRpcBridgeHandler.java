@@ -1,6 +1,8 @@
 package dev.rpcrdma.oncrpc4j;
 
+import dev.rpcrdma.handlers.ByteFramingEntry;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.internal.logging.InternalLogger;
@@ -117,7 +119,14 @@ final class OncRpcBridgeHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        transport = new NettyRpcTransport(ctx.channel(), replyQueue);
+        ByteFramingEntry entry = null;
+        for (Map.Entry<String, ChannelHandler> e : ctx.pipeline()) {
+            if (e.getValue() instanceof ByteFramingEntry) {
+                entry = (ByteFramingEntry) e.getValue();
+                break;
+            }
+        }
+        transport = new NettyRpcTransport(ctx, replyQueue, entry);
     }
 
     @Override

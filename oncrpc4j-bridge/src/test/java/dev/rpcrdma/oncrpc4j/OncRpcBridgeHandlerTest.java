@@ -1,7 +1,12 @@
 package dev.rpcrdma.oncrpc4j;
 
+import dev.rpcrdma.handlers.ByteFramingEntry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import org.dcache.oncrpc4j.rpc.OncRpcProgram;
 import org.dcache.oncrpc4j.rpc.RpcAuthType;
@@ -9,12 +14,16 @@ import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcAuthTypeUnix;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
+import org.dcache.oncrpc4j.rpc.RpcTransport;
+import org.dcache.oncrpc4j.xdr.Xdr;
 import org.dcache.oncrpc4j.xdr.XdrInt;
+import org.dcache.oncrpc4j.xdr.XdrVoid;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.channels.CompletionHandler;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The bridge's handler on its own: a call with the common header (RPC version 2, empty AUTH_NONE credential and
  * verifier) is taken without oncrpc4j's {@code accept()} into the same {@code RpcCall} state; any other header goes
  * through {@code accept()}; the program last found serves the next call to it and never another program's; the
- * reply is the Xdr's own heap bytes.
+ * reply is the Xdr's own heap bytes, written into the byte framing's entry where it takes it.
  */
 class OncRpcBridgeHandlerTest {
     private static final int PROG_A = 0x20000101;
@@ -58,8 +67,8 @@ class OncRpcBridgeHandlerTest {
 
     /** An EmbeddedChannel with internet addresses, as oncrpc4j's transport needs them. */
     private static final class InetChannel extends EmbeddedChannel {
-        InetChannel(OncRpcBridgeHandler h) {
-            super(h);
+        InetChannel(ChannelHandler... handlers) {
+            super(handlers);
         }
 
         @Override
@@ -153,6 +162,72 @@ class OncRpcBridgeHandlerTest {
         assertNull(ch.readOutbound());
         assertEquals(3, seen.size());
         assertSame(seen.get(0).getTransport(), seen.get(2).getTransport());
+    }
+
+    /** A framing handler below the bridge that takes replies through the entry when {@link #take} says so. */
+    private static final class FakeEntry extends ChannelOutboundHandlerAdapter implements ByteFramingEntry {
+        boolean take;
+        final List<ByteBuf> taken = new ArrayList<>();
+
+        @Override
+        public boolean writeAndFlush(ChannelHandlerContext from, ByteBuf msg, ChannelPromise promise) {
+            if (!take) {
+                return false;
+            }
+            taken.add(msg);
+            promise.setSuccess();
+            return true;
+        }
+    }
+
+    @Test
+    void repliesGoThroughTheFramingsEntryWhereItTakesThem() {
+        FakeEntry entry = new FakeEntry();
+        List<Integer> sent = new ArrayList<>();
+        EmbeddedChannel c = new InetChannel(entry, new OncRpcBridgeHandler(Map.of(new OncRpcProgram(PROG_A, VERS),
+                call -> {
+                    call.retrieveCall(new XdrInt());
+                    call.reply(XdrVoid.XDR_VOID);
+                }), null));
+        try {
+            RpcTransport t = c.pipeline().get(OncRpcBridgeHandler.class).transport();
+            entry.take = true;
+            c.writeInbound(call(1, 2, PROG_A, 0, NONE, 0));
+            assertEquals(1, entry.taken.size(), "the reply went into the entry");
+            assertNull(c.readOutbound(), "not through the pipeline");
+            assertEquals(1, entry.taken.get(0).getInt(entry.taken.get(0).readerIndex()));
+            entry.taken.remove(0).release();
+            entry.take = false;
+            c.writeInbound(call(2, 2, PROG_A, 0, NONE, 0));
+            assertEquals(0, entry.taken.size());
+            ByteBuf r = assertInstanceOf(ByteBuf.class, c.readOutbound(), "refused by the entry: the pipeline");
+            assertEquals(2, r.getInt(r.readerIndex()));
+            r.release();
+            // A send's completion handler hears of the write either way.
+            for (boolean take : new boolean[] {true, false}) {
+                entry.take = take;
+                Xdr xdr = new Xdr(32);
+                xdr.beginEncoding();
+                xdr.xdrEncodeInt(9);
+                xdr.endEncoding();
+                t.send(xdr, null, new CompletionHandler<Integer, Object>() {
+                    @Override
+                    public void completed(Integer result, Object attachment) {
+                        sent.add(result);
+                    }
+
+                    @Override
+                    public void failed(Throwable exc, Object attachment) {
+                        sent.add(-1);
+                    }
+                });
+            }
+            assertEquals(List.of(4, 4), sent);
+            assertEquals(1, entry.taken.size());
+            entry.taken.forEach(ByteBuf::release);
+        } finally {
+            c.finishAndReleaseAll();
+        }
     }
 
     private static Integer[] box(int[] words) {
