@@ -1,6 +1,8 @@
 package dev.rpcrdma.oncrpc4j;
 
+import dev.rpcrdma.handlers.ByteFramingEntry;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.internal.logging.InternalLogger;
@@ -11,6 +13,7 @@ import org.dcache.oncrpc4j.rpc.OncRpcRejectedException;
 import org.dcache.oncrpc4j.rpc.ReplyQueue;
 import org.dcache.oncrpc4j.rpc.RpcAccepsStatus;
 import org.dcache.oncrpc4j.rpc.RpcAuthType;
+import org.dcache.oncrpc4j.rpc.RpcAuthTypeNone;
 import org.dcache.oncrpc4j.rpc.RpcCall;
 import org.dcache.oncrpc4j.rpc.RpcDispatchable;
 import org.dcache.oncrpc4j.rpc.RpcException;
@@ -26,7 +29,10 @@ import org.glassfish.grizzly.filterchain.FilterChainContext;
 import org.glassfish.grizzly.filterchain.NextAction;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.reflect.Proxy;
+import java.nio.ByteOrder;
 import java.nio.channels.CompletionHandler;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -68,7 +74,26 @@ final class OncRpcBridgeHandler extends ChannelInboundHandlerAdapter {
                 }
             });
 
+    /** RFC 5531 §9: the RPC version of every call. */
+    private static final int RPC_VERSION = 2;
+    /**
+     * The fixed part of a call with empty AUTH_NONE credential and verifier: xid, msg_type, rpcvers, prog, vers,
+     * proc, then flavor and length twice (RFC 5531 §9).
+     */
+    private static final int PLAIN_CALL_HEADER = 40;
+    /** XDR's big-endian words in a byte array. */
+    private static final VarHandle WORD = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+
     private final Map<OncRpcProgram, RpcDispatchable> programs;
+    /**
+     * The credential of every call with an empty AUTH_NONE credential and verifier, what oncrpc4j decodes of one
+     * (no body, an AUTH_NONE verifier without body); nothing changes it after its decoding.
+     */
+    private final RpcAuthTypeNone authNone = new RpcAuthTypeNone();
+    /** The program last found for {@link #lastNumber} and {@link #lastVersion} (event loop), or null. */
+    private RpcDispatchable lastProgram;
+    private int lastNumber;
+    private int lastVersion;
     /** Where programs run; null: on the event loop, in {@code channelRead} (SAME_THREAD). */
     private final ExecutorService executor;
     private final ReplyQueue replyQueue = new ReplyQueue();
@@ -94,7 +119,14 @@ final class OncRpcBridgeHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        transport = new NettyRpcTransport(ctx.channel(), replyQueue);
+        ByteFramingEntry entry = null;
+        for (Map.Entry<String, ChannelHandler> e : ctx.pipeline()) {
+            if (e.getValue() instanceof ByteFramingEntry) {
+                entry = (ByteFramingEntry) e.getValue();
+                break;
+            }
+        }
+        transport = new NettyRpcTransport(ctx, replyQueue, entry);
     }
 
     @Override
@@ -117,7 +149,8 @@ final class OncRpcBridgeHandler extends ChannelInboundHandlerAdapter {
             int xid = xdr.xdrDecodeInt();
             int type = xdr.xdrDecodeInt();
             if (type == RpcMessageType.CALL) {
-                call(ctx, new RpcCall(xid, xdr, transport));
+                RpcCall plain = plainCall(xid, bytes, xdr);
+                call(ctx, plain != null ? plain : new RpcCall(xid, xdr, transport), plain != null);
             } else if (type == RpcMessageType.REPLY) {
                 reply(ctx, xid, new RpcReply(xid, xdr, transport));
             } else {
@@ -128,13 +161,34 @@ final class OncRpcBridgeHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void call(ChannelHandlerContext ctx, RpcCall call) throws IOException {
-        try {
-            call.accept();
-        } catch (RpcException e) {
-            call.reject(e.getStatus(), e.getRpcReply());
-            logger.info("{} rejected an RPC call: {}", ctx.channel(), e.getMessage());
-            return;
+    /**
+     * The call in {@code bytes} accepted as {@code RpcCall.accept()} would accept it, when its header is the common
+     * one (RPC version 2, an AUTH_NONE credential and verifier with empty bodies, RFC 5531 §8.1, §9): the RpcCall
+     * oncrpc4j's {@code accept()} makes of it, with the connection's one AUTH_NONE credential rather than a new one
+     * and its two verifiers; {@code xdr} positioned at the arguments. Null for any other call (too short, another
+     * version or flavor, a body): {@code accept()} decodes and judges it.
+     */
+    private RpcCall plainCall(int xid, byte[] bytes, Xdr xdr) {
+        if (bytes.length < PLAIN_CALL_HEADER
+                || (int) WORD.get(bytes, 8) != RPC_VERSION
+                || ((int) WORD.get(bytes, 24) | (int) WORD.get(bytes, 28) | (int) WORD.get(bytes, 32)
+                    | (int) WORD.get(bytes, 36)) != 0) {
+            return null;
+        }
+        xdr.asBuffer().position(PLAIN_CALL_HEADER);
+        return new RpcCall(xid, (int) WORD.get(bytes, 12), (int) WORD.get(bytes, 16), (int) WORD.get(bytes, 20),
+                authNone, xdr, transport);
+    }
+
+    private void call(ChannelHandlerContext ctx, RpcCall call, boolean accepted) throws IOException {
+        if (!accepted) {
+            try {
+                call.accept();
+            } catch (RpcException e) {
+                call.reject(e.getStatus(), e.getRpcReply());
+                logger.info("{} rejected an RPC call: {}", ctx.channel(), e.getMessage());
+                return;
+            }
         }
         if (gss != null && call.getCredential().type() == RpcAuthType.RPCGSS_SEC) {
             if (executor == null) {
@@ -149,7 +203,7 @@ final class OncRpcBridgeHandler extends ChannelInboundHandlerAdapter {
             }
             return;
         }
-        RpcDispatchable program = programs.get(new OncRpcProgram(call.getProgram(), call.getProgramVersion()));
+        RpcDispatchable program = program(call.getProgram(), call.getProgramVersion());
         if (program == null) {
             call.failProgramUnavailable();
             return;
@@ -164,6 +218,24 @@ final class OncRpcBridgeHandler extends ChannelInboundHandlerAdapter {
             logger.warn("{} answering SYSTEM_ERR: the executor refused the call {}", ctx.channel(), call);
             call.failRpcSystem();
         }
+    }
+
+    /**
+     * The program serving {@code number} and {@code version}, or null: the last one found is kept (the programs never
+     * change), so a connection's calls to one program look it up once. Event loop only.
+     */
+    private RpcDispatchable program(int number, int version) {
+        RpcDispatchable p = lastProgram;
+        if (p != null && number == lastNumber && version == lastVersion) {
+            return p;
+        }
+        p = programs.get(new OncRpcProgram(number, version));
+        if (p != null) {
+            lastNumber = number;
+            lastVersion = version;
+            lastProgram = p;
+        }
+        return p;
     }
 
     /**

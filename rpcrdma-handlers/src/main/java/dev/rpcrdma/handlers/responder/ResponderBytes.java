@@ -75,7 +75,7 @@ final class ResponderBytes implements ResponderForm {
         call.version = stream.getInt(start + RpcMessageLayout.VERSION);
         call.procedure = stream.getInt(start + RpcMessageLayout.PROCEDURE);
         call.delivered = true;
-        ctx.fireChannelRead(framing.handUp(stream));
+        responder.fireBytes(ctx, framing.handUp(stream));
     }
 
     /**

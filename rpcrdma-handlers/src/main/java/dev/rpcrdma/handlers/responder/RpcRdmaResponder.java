@@ -2,6 +2,7 @@ package dev.rpcrdma.handlers.responder;
 
 import dev.rpcrdma.channel.RdmaConnection;
 import dev.rpcrdma.channel.RdmaReceive;
+import dev.rpcrdma.handlers.ByteFramingEntry;
 import dev.rpcrdma.handlers.RdmaReceiveHandler;
 import dev.rpcrdma.handlers.RpcRdmaConfig;
 import dev.rpcrdma.handlers.RpcRdmaStats;
@@ -46,7 +47,8 @@ import java.util.List;
  * hands its reassembled RPC message up; sends each reply through {@link ReplySender}. Event-loop confined; the package
  * documentation describes the rules it follows.
  */
-public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcConnectionUse, RpcReplyEntry {
+public final class RpcRdmaResponder extends RdmaReceiveHandler
+        implements RpcConnectionUse, RpcReplyEntry, ByteFramingEntry {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(RpcRdmaResponder.class);
     private static final int CALL = MsgType.CALL.intValue();
@@ -88,6 +90,13 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
     private ChannelInboundHandler upperHandler;
     /** Calls handed straight to the adopted dispatcher (for tests). */
     private int directCalls;
+    /**
+     * In byte framing, the context of the handler that wrote a reply straight into this one
+     * ({@link #writeAndFlush(ChannelHandlerContext, ByteBuf, ChannelPromise)}), and its handler; null until then.
+     * Calls go straight to it while it is the next context ({@link #fireBytes}).
+     */
+    private ChannelHandlerContext bytesUpper;
+    private ChannelInboundHandler bytesUpperHandler;
     private boolean closed;
     /** Messages received and written, for the idle timeout ({@link #uses()}). */
     private int uses;
@@ -518,6 +527,62 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler implements RpcCon
     void fireCall(ChannelHandlerContext ctx, InboundRpcMessage message) {
         ChannelInboundHandler h = upperHandler;
         ChannelHandlerContext u = upper;
+        if (h == null || !OutboundAdjacency.isNextInbound(ctx, u)) {
+            ctx.fireChannelRead(message);
+            return;
+        }
+        directCalls++;
+        try {
+            h.channelRead(u, message);
+        } catch (Throwable t) {
+            try {
+                h.exceptionCaught(u, t);
+            } catch (Throwable error) {
+                logger.warn("{} an exception was thrown by {}'s exceptionCaught() while handling {}", ctx.channel(),
+                        h, t, error);
+            }
+        }
+    }
+
+    /**
+     * Byte framing's reply (or backward call) straight into {@link #write} and {@link #flush}, as
+     * {@code from.writeAndFlush(msg, promise)} would do them, when that is provable: as for the dispatcher's replies
+     * ({@link #writeAndFlush(ChannelHandlerContext, OutboundRpcMessage)}), with the caller's promise. {@code from}'s
+     * handler then gets the calls straight into its {@code channelRead} ({@link #fireBytes}).
+     */
+    @Override
+    public boolean writeAndFlush(ChannelHandlerContext from, ByteBuf msg, ChannelPromise promise) {
+        ChannelHandlerContext c = ctx;
+        if (touching || c == null || !OutboundAdjacency.isNextOutbound(from, c) || !c.executor().inEventLoop()) {
+            return false;
+        }
+        directReplies++;
+        if (from != bytesUpper && from.handler() instanceof ChannelInboundHandler && from.executor() == c.executor()) {
+            bytesUpper = from;
+            bytesUpperHandler = (ChannelInboundHandler) from.handler();
+        }
+        try {
+            write(c, msg, promise);
+        } catch (Throwable t) {
+            promise.tryFailure(t); // as the pipeline does for a handler's write that throws
+        }
+        try {
+            flush(c);
+        } catch (Throwable t) {
+            c.fireExceptionCaught(t); // as the pipeline does for a flush that throws (the handler passes it on)
+        }
+        return true;
+    }
+
+    /**
+     * Hands a byte-framed call up as {@code ctx.fireChannelRead(message)} does: straight into the
+     * {@code channelRead} of the handler that wrote through
+     * {@link #writeAndFlush(ChannelHandlerContext, ByteBuf, ChannelPromise)}, while its context is still the next
+     * one after this handler's; otherwise through the pipeline. What it throws goes to its {@code exceptionCaught}.
+     */
+    void fireBytes(ChannelHandlerContext ctx, ByteBuf message) {
+        ChannelInboundHandler h = bytesUpperHandler;
+        ChannelHandlerContext u = bytesUpper;
         if (h == null || !OutboundAdjacency.isNextInbound(ctx, u)) {
             ctx.fireChannelRead(message);
             return;

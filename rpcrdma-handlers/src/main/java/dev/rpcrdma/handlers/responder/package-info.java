@@ -33,7 +33,9 @@
  * handler between them, read from Netty's link between contexts), on the loop and with leak detection off, a reply
  * with the connection's void promise goes straight into the responder's write and flush, and the built-in NULL
  * procedure's reply is written into the Send without its message objects; once the dispatcher has replied that way,
- * calls go straight into its {@code channelRead} while its context is still the next one. Anything else goes through
- * the pipeline.
+ * calls go straight into its {@code channelRead} while its context is still the next one. In byte framing the
+ * handler above (the oncrpc4j bridge's) may write its whole-message replies the same way, with its own promise,
+ * through {@code ByteFramingEntry}, and then gets the calls straight as well. Anything else goes through the
+ * pipeline.
  */
 package dev.rpcrdma.handlers.responder;
