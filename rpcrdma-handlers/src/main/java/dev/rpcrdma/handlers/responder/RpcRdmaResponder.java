@@ -81,22 +81,13 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler
     private final boolean touching = ResourceLeakDetector.isEnabled();
     /** Replies the dispatcher handed over directly ({@link #writeAndFlush(ChannelHandlerContext, OutboundRpcMessage)}). */
     private int directReplies;
+    /** The dispatcher, adopted from a direct reply; calls go straight to it while it is the next context. */
+    private final UpperEntry upper = new UpperEntry(RpcDispatcher.class);
     /**
-     * The dispatcher's context, adopted from a direct reply (so after its {@code handlerAdded}: it was answering a
-     * call), and its dispatcher; null until then. Calls go straight to it while it is the next context
-     * ({@link #fireCall}).
+     * In byte framing, the handler that wrote a reply straight into this one
+     * ({@link #writeAndFlush(ChannelHandlerContext, ByteBuf, ChannelPromise)}); calls go straight to it likewise.
      */
-    private ChannelHandlerContext upper;
-    private ChannelInboundHandler upperHandler;
-    /** Calls handed straight to the adopted dispatcher (for tests). */
-    private int directCalls;
-    /**
-     * In byte framing, the context of the handler that wrote a reply straight into this one
-     * ({@link #writeAndFlush(ChannelHandlerContext, ByteBuf, ChannelPromise)}), and its handler; null until then.
-     * Calls go straight to it while it is the next context ({@link #fireBytes}).
-     */
-    private ChannelHandlerContext bytesUpper;
-    private ChannelInboundHandler bytesUpperHandler;
+    private final UpperEntry bytesUpper = new UpperEntry(ChannelInboundHandler.class);
     private boolean closed;
     /** Messages received and written, for the idle timeout ({@link #uses()}). */
     private int uses;
@@ -448,23 +439,32 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler
     @Override
     public boolean writeAndFlush(ChannelHandlerContext from, OutboundRpcMessage reply) {
         ChannelHandlerContext c = ctx;
-        if (touching || c == null || !OutboundAdjacency.isNextOutbound(from, c) || !c.executor().inEventLoop()) {
+        if (!provable(c, from)) {
             return false;
         }
+        upper.adopt(c, from);
+        writeAndFlushDirect(c, reply, voidPromise);
+        return true;
+    }
+
+    /** Whether a write from {@code from} may go straight into this handler at {@code c} (see the entries above). */
+    private boolean provable(ChannelHandlerContext c, ChannelHandlerContext from) {
+        return !touching && c != null && OutboundAdjacency.isNextOutbound(from, c) && c.executor().inEventLoop();
+    }
+
+    /** {@link #write} and {@link #flush} as the pipeline's {@code writeAndFlush} would invoke them. */
+    private void writeAndFlushDirect(ChannelHandlerContext c, Object msg, ChannelPromise promise) {
         directReplies++;
-        adopt(c, from);
-        ChannelPromise p = voidPromise;
         try {
-            write(c, reply, p);
+            write(c, msg, promise);
         } catch (Throwable t) {
-            p.tryFailure(t); // as the pipeline does for a handler's write that throws
+            promise.tryFailure(t); // as the pipeline does for a handler's write that throws
         }
         try {
             flush(c);
         } catch (Throwable t) {
             c.fireExceptionCaught(t); // as the pipeline does for a flush that throws (the handler passes it on)
         }
-        return true;
     }
 
     /**
@@ -475,8 +475,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler
     @Override
     public boolean writeEmptySuccess(ChannelHandlerContext from, int xid) {
         ChannelHandlerContext c = ctx;
-        if (touching || c == null || !OutboundAdjacency.isNextOutbound(from, c) || !c.executor().inEventLoop()
-                || !fitsInline(RpcMessageCodec.EMPTY_SUCCESS_LENGTH)) {
+        if (!provable(c, from) || !fitsInline(RpcMessageCodec.EMPTY_SUCCESS_LENGTH)) {
             return false;
         }
         ResponderCall call = calls.remove(xid);
@@ -488,7 +487,7 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler
             return false;
         }
         directReplies++;
-        adopt(c, from);
+        upper.adopt(c, from);
         uses++;
         replyFlushed = false; // as after a write and its flush
         replies.sendEmptySuccess(c, call, voidPromise);
@@ -503,45 +502,12 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler
 
     /** Calls handed straight to the dispatcher (for tests). */
     int directCalls() {
-        return directCalls;
+        return upper.calls() + bytesUpper.calls();
     }
 
-    /**
-     * {@code from}, whose reply just came straight into this handler (its context right after this one's, the caller
-     * on the loop), becomes the context calls are handed to, if its handler is a {@link RpcDispatcher} running on
-     * this handler's executor.
-     */
-    private void adopt(ChannelHandlerContext c, ChannelHandlerContext from) {
-        if (from != upper && from.handler() instanceof RpcDispatcher && from.executor() == c.executor()) {
-            upper = from;
-            upperHandler = (ChannelInboundHandler) from.handler();
-        }
-    }
-
-    /**
-     * Hands a call up as {@code ctx.fireChannelRead(message)} does: straight into the adopted dispatcher's
-     * {@code channelRead}, from a call site of its own, while its context is still the next one after this handler's
-     * (a handler added between them or its removal changes that link, and the call then goes through the pipeline);
-     * what it throws goes to its {@code exceptionCaught}, as the pipeline does.
-     */
+    /** Hands a call up as {@code ctx.fireChannelRead(message)} does, straight to the adopted dispatcher where it can. */
     void fireCall(ChannelHandlerContext ctx, InboundRpcMessage message) {
-        ChannelInboundHandler h = upperHandler;
-        ChannelHandlerContext u = upper;
-        if (h == null || !OutboundAdjacency.isNextInbound(ctx, u)) {
-            ctx.fireChannelRead(message);
-            return;
-        }
-        directCalls++;
-        try {
-            h.channelRead(u, message);
-        } catch (Throwable t) {
-            try {
-                h.exceptionCaught(u, t);
-            } catch (Throwable error) {
-                logger.warn("{} an exception was thrown by {}'s exceptionCaught() while handling {}", ctx.channel(),
-                        h, t, error);
-            }
-        }
+        upper.fire(ctx, message);
     }
 
     /**
@@ -553,51 +519,17 @@ public final class RpcRdmaResponder extends RdmaReceiveHandler
     @Override
     public boolean writeAndFlush(ChannelHandlerContext from, ByteBuf msg, ChannelPromise promise) {
         ChannelHandlerContext c = ctx;
-        if (touching || c == null || !OutboundAdjacency.isNextOutbound(from, c) || !c.executor().inEventLoop()) {
+        if (!provable(c, from)) {
             return false;
         }
-        directReplies++;
-        if (from != bytesUpper && from.handler() instanceof ChannelInboundHandler && from.executor() == c.executor()) {
-            bytesUpper = from;
-            bytesUpperHandler = (ChannelInboundHandler) from.handler();
-        }
-        try {
-            write(c, msg, promise);
-        } catch (Throwable t) {
-            promise.tryFailure(t); // as the pipeline does for a handler's write that throws
-        }
-        try {
-            flush(c);
-        } catch (Throwable t) {
-            c.fireExceptionCaught(t); // as the pipeline does for a flush that throws (the handler passes it on)
-        }
+        bytesUpper.adopt(c, from);
+        writeAndFlushDirect(c, msg, promise);
         return true;
     }
 
-    /**
-     * Hands a byte-framed call up as {@code ctx.fireChannelRead(message)} does: straight into the
-     * {@code channelRead} of the handler that wrote through
-     * {@link #writeAndFlush(ChannelHandlerContext, ByteBuf, ChannelPromise)}, while its context is still the next
-     * one after this handler's; otherwise through the pipeline. What it throws goes to its {@code exceptionCaught}.
-     */
+    /** Hands a byte-framed call up as {@code ctx.fireChannelRead(message)} does, straight where it can. */
     void fireBytes(ChannelHandlerContext ctx, ByteBuf message) {
-        ChannelInboundHandler h = bytesUpperHandler;
-        ChannelHandlerContext u = bytesUpper;
-        if (h == null || !OutboundAdjacency.isNextInbound(ctx, u)) {
-            ctx.fireChannelRead(message);
-            return;
-        }
-        directCalls++;
-        try {
-            h.channelRead(u, message);
-        } catch (Throwable t) {
-            try {
-                h.exceptionCaught(u, t);
-            } catch (Throwable error) {
-                logger.warn("{} an exception was thrown by {}'s exceptionCaught() while handling {}", ctx.channel(),
-                        h, t, error);
-            }
-        }
+        bytesUpper.fire(ctx, message);
     }
 
     /**
